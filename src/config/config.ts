@@ -1,0 +1,166 @@
+import path from 'node:path';
+import type { RawEnv, SettingName } from './env.ts';
+
+/** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+/** Which queue carries events from ingest to the job runners. */
+export type QueueConfig =
+  | { readonly kind: 'embedded'; readonly path: string }
+  | { readonly kind: 'nats'; readonly servers: readonly string[] };
+
+/** The validated, frozen configuration every part of the service is built from. */
+export interface AppConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly database: DatabaseConfig;
+  readonly queue: QueueConfig;
+  readonly exportRoot: string;
+  /** Signs ownership challenges and sessions; when undefined one is generated and kept in the store. */
+  readonly secret: string | undefined;
+  readonly allowPrivateDestinations: boolean;
+  readonly shutdownTimeoutMs: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly maxJobsPerZone: number;
+  readonly maxCustomFields: number;
+  readonly filterMaxOperators: number;
+  readonly filterMaxBytes: number;
+  readonly apiBodyLimitBytes: number;
+  readonly ingestBodyLimitBytes: number;
+  readonly gzipLevel: number;
+  readonly replayWindowMs: number;
+  readonly disableFailingJobsAfterMs: number;
+  readonly deliveryTimeoutMs: number;
+  /** Worker threads for the data plane; 0 runs everything on the main thread. */
+  readonly workers: number;
+  /** Queued-but-undelivered bytes above which ingest answers 429. */
+  readonly queueMaxPendingBytes: number;
+}
+
+/** A bad setting: its message is one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function fail(name: SettingName, value: string, expected: string): never {
+  throw new ConfigError(`${name}=${JSON.stringify(value)} is not valid: expected ${expected}`);
+}
+
+function integer(raw: RawEnv, name: SettingName, fallback: number, min: number, max: number): number {
+  const value = raw[name];
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) fail(name, value, `an integer from ${min} to ${max}`);
+  const n = Number(value);
+  if (n < min || n > max) fail(name, value, `an integer from ${min} to ${max}`);
+  return n;
+}
+
+const durationUnits: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Durations are a number of seconds, or a number with a unit: 500ms, 30s, 5m, 24h, 7d. */
+function duration(raw: RawEnv, name: SettingName, fallbackMs: number, minMs: number): number {
+  const value = raw[name];
+  if (value === undefined) return fallbackMs;
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(value);
+  if (!m) fail(name, value, 'a duration such as 30, 30s, 5m, 24h or 500ms');
+  const ms = Number(m[1]) * (durationUnits[m[2] ?? 's'] ?? 1000);
+  if (ms < minMs) fail(name, value, `a duration of at least ${minMs} ms`);
+  return ms;
+}
+
+const sizeUnits: Readonly<Record<string, number>> = { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, KB: 1000, MB: 1e6, GB: 1e9 };
+
+/** Sizes are bytes, or a number with a unit: 64MiB, 512KiB, 5MB. */
+function size(raw: RawEnv, name: SettingName, fallback: number, min: number): number {
+  const value = raw[name];
+  if (value === undefined) return fallback;
+  const m = /^(\d+)\s*(KiB|MiB|GiB|KB|MB|GB)?$/.exec(value);
+  if (!m) fail(name, value, 'a size such as 1048576, 512KiB or 64MiB');
+  const bytes = Number(m[1]) * (sizeUnits[m[2] ?? ''] ?? 1);
+  if (bytes < min) fail(name, value, `a size of at least ${min} bytes`);
+  return bytes;
+}
+
+function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
+  const value = raw[name];
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  fail(name, value, 'true or false');
+}
+
+function databaseConfig(raw: RawEnv, dataDir: string): DatabaseConfig {
+  const value = raw.LOGEXPORT_DATABASE_URL;
+  if (value === undefined) return { kind: 'sqlite', path: path.join(dataDir, 'logexport.db') };
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (file === '') fail('LOGEXPORT_DATABASE_URL', value, 'sqlite:<file path> or postgres://…');
+    return { kind: 'sqlite', path: path.resolve(file) };
+  }
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      fail('LOGEXPORT_DATABASE_URL', value, 'a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: value };
+  }
+  fail('LOGEXPORT_DATABASE_URL', value, 'sqlite:<file path> or postgres://user@host:port/database');
+}
+
+function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
+  const value = raw.LOGEXPORT_QUEUE_URL;
+  if (value === undefined || value === 'embedded') return { kind: 'embedded', path: path.join(dataDir, 'queue.db') };
+  if (value.startsWith('nats://')) {
+    const servers = value.split(',').map((s) => s.trim());
+    for (const s of servers) {
+      if (!/^nats:\/\/[^/\s]+$/.test(s)) fail('LOGEXPORT_QUEUE_URL', value, 'nats://host:port[,nats://host:port…]');
+    }
+    return { kind: 'nats', servers };
+  }
+  fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Turns raw settings into the frozen configuration; throws ConfigError naming the first bad variable. */
+export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
+  const dataDir = path.resolve(cwd, raw.LOGEXPORT_DATA_DIR ?? './data');
+  const host = raw.LOGEXPORT_HOST ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) fail('LOGEXPORT_HOST', host, 'a host name or IP address');
+  const secret = raw.LOGEXPORT_SECRET;
+  if (secret !== undefined && secret.length < 16) fail('LOGEXPORT_SECRET', '…', 'at least 16 characters');
+  const logLevel = raw.LOGEXPORT_LOG_LEVEL ?? 'info';
+  if (!(logLevels as readonly string[]).includes(logLevel)) fail('LOGEXPORT_LOG_LEVEL', logLevel, logLevels.join(', '));
+  const config: AppConfig = {
+    host,
+    port: integer(raw, 'LOGEXPORT_PORT', 8787, 0, 65535),
+    dataDir,
+    database: databaseConfig(raw, dataDir),
+    queue: queueConfig(raw, dataDir),
+    exportRoot: path.resolve(cwd, raw.LOGEXPORT_EXPORT_ROOT ?? path.join(dataDir, 'exports')),
+    secret,
+    allowPrivateDestinations: boolean(raw, 'LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS', false),
+    shutdownTimeoutMs: duration(raw, 'LOGEXPORT_SHUTDOWN_TIMEOUT', 30_000, 0),
+    logLevel: logLevel as AppConfig['logLevel'],
+    maxJobsPerZone: integer(raw, 'LOGEXPORT_MAX_JOBS_PER_ZONE', 4, 1, 1000),
+    maxCustomFields: integer(raw, 'LOGEXPORT_MAX_CUSTOM_FIELDS', 40, 1, 1000),
+    filterMaxOperators: integer(raw, 'LOGEXPORT_FILTER_MAX_OPERATORS', 30, 1, 1000),
+    filterMaxBytes: integer(raw, 'LOGEXPORT_FILTER_MAX_BYTES', 1000, 16, 1_000_000),
+    apiBodyLimitBytes: size(raw, 'LOGEXPORT_API_BODY_LIMIT', 1024 * 1024, 1024),
+    ingestBodyLimitBytes: size(raw, 'LOGEXPORT_INGEST_BODY_LIMIT', 64 * 1024 * 1024, 1024),
+    gzipLevel: integer(raw, 'LOGEXPORT_GZIP_LEVEL', 6, 1, 9),
+    replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 3_600_000, 0),
+    disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
+    deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
+    workers: integer(raw, 'LOGEXPORT_WORKERS', 0, 0, 64),
+    queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,128 @@
+/**
+ * The store: users, credentials, zones, rulesets (every version kept), jobs and their status.
+ * One implementation (kysely-store.ts) over two engines (SQLite, PostgreSQL); one contract suite
+ * (test/store/store-contract.test.ts) runs against both.
+ */
+
+/** A permission an API token can carry. */
+export type Permission = 'logs:read' | 'logs:edit' | 'logs:ingest';
+export const permissions: readonly Permission[] = ['logs:read', 'logs:edit', 'logs:ingest'];
+
+/** A person who signs in to the dashboard or calls the API with the global key. */
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly passwordHash: string | null;
+  readonly apiKeyHash: string;
+  readonly createdAt: string;
+}
+
+/** An API token: a hashed bearer secret scoped to zones and permissions. */
+export interface ApiToken {
+  readonly id: string;
+  readonly userId: string;
+  readonly tokenHash: string;
+  readonly zoneIds: readonly string[];
+  readonly permissions: readonly Permission[];
+  readonly createdAt: string;
+}
+
+/** A domain whose request logs are exported. */
+export interface Zone {
+  readonly id: string;
+  readonly name: string;
+  readonly userId: string;
+  readonly createdAt: string;
+}
+
+/** A dashboard session; `idHash` is the hash of the cookie value. */
+export interface Session {
+  readonly idHash: string;
+  readonly userId: string;
+  readonly csrfToken: string;
+  readonly expiresAt: string;
+}
+
+/** A rule as stored in a ruleset version. */
+export interface StoredRule {
+  readonly id: string;
+  readonly version: number;
+  readonly ref: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  readonly action: string;
+  readonly expression: string;
+  readonly action_parameters: Readonly<Record<string, unknown>>;
+  readonly last_updated: string;
+}
+
+/** A ruleset's identity and one version's metadata. */
+export interface RulesetMeta {
+  readonly id: string;
+  readonly zoneId: string;
+  readonly kind: string;
+  readonly phase: string;
+  readonly name: string;
+  readonly description: string;
+  readonly version: number;
+  readonly lastUpdated: string;
+}
+
+/** One version of a ruleset with its rules. */
+export interface RulesetSnapshot extends RulesetMeta {
+  readonly rules: readonly StoredRule[];
+}
+
+/** A unique constraint refused a write (duplicate zone name, second ruleset for a phase, …). */
+export class UniqueViolation extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UniqueViolation';
+  }
+}
+
+/** Persistent state of the control plane. */
+export interface Store {
+  /** Runs `work` in one transaction; inside it, `store` sees and writes the transaction's state. */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+
+  getSetting(key: string): Promise<string | undefined>;
+  /** Stores `value` under `key` unless a value is there already; returns the value that is kept. */
+  putSettingIfAbsent(key: string, value: string): Promise<string>;
+
+  createUser(user: User): Promise<void>;
+  findUserByEmail(email: string): Promise<User | undefined>;
+  findUserById(id: string): Promise<User | undefined>;
+  findUserByApiKeyHash(apiKeyHash: string): Promise<User | undefined>;
+
+  createToken(token: ApiToken): Promise<void>;
+  findTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
+
+  createSession(session: Session): Promise<void>;
+  findSession(idHash: string): Promise<Session | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  deleteExpiredSessions(now: string): Promise<void>;
+
+  createZone(zone: Zone): Promise<void>;
+  findZone(id: string): Promise<Zone | undefined>;
+  findZoneByName(name: string): Promise<Zone | undefined>;
+  listZones(userId: string): Promise<readonly Zone[]>;
+
+  listRulesets(zoneId: string): Promise<readonly RulesetMeta[]>;
+  getRuleset(zoneId: string, rulesetId: string): Promise<RulesetSnapshot | undefined>;
+  findRulesetByPhase(zoneId: string, phase: string): Promise<RulesetSnapshot | undefined>;
+  /** Inserts a new ruleset as version 1 (or whatever `snapshot.version` says); UniqueViolation if the phase has one. */
+  insertRuleset(snapshot: RulesetSnapshot): Promise<void>;
+  /**
+   * Makes `snapshot` the current version, keeping the old one in the history.
+   * Returns false when the current version is no longer `expectedVersion` (a concurrent change won).
+   */
+  updateRuleset(snapshot: RulesetSnapshot, expectedVersion: number): Promise<boolean>;
+  /** Deletes the ruleset and all its versions; false when there was none. */
+  deleteRuleset(zoneId: string, rulesetId: string): Promise<boolean>;
+  listRulesetVersions(zoneId: string, rulesetId: string): Promise<readonly RulesetMeta[]>;
+  getRulesetVersion(zoneId: string, rulesetId: string, version: number): Promise<RulesetSnapshot | undefined>;
+  /** Deletes one past version; false when there was none. */
+  deleteRulesetVersion(zoneId: string, rulesetId: string, version: number): Promise<boolean>;
+}

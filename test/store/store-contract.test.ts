@@ -1,0 +1,140 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { UniqueViolation, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
+import { availableStoreEngines } from '../support/stores.ts';
+
+const engines = await availableStoreEngines();
+
+const now = '2026-01-01T00:00:00.000000Z';
+
+function ruleset(zoneId: string, overrides: Partial<RulesetSnapshot> = {}): RulesetSnapshot {
+  return {
+    id: 'a'.repeat(32),
+    zoneId,
+    kind: 'zone',
+    phase: 'http_log_custom_fields',
+    name: 'default',
+    description: '',
+    version: 1,
+    lastUpdated: now,
+    rules: [],
+    ...overrides,
+  };
+}
+
+for (const engine of engines) {
+  describe(`store contract on ${engine.name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+
+    before(async () => {
+      ({ store, dispose } = await engine.open());
+      await store.createUser({ id: 'u1', email: 'a@example.com', passwordHash: null, apiKeyHash: 'k1', createdAt: now });
+      await store.createUser({ id: 'u2', email: 'b@example.com', passwordHash: 'p', apiKeyHash: 'k2', createdAt: now });
+      await store.createZone({ id: 'z1'.padEnd(32, '0'), name: 'one.example', userId: 'u1', createdAt: now });
+      await store.createZone({ id: 'z2'.padEnd(32, '0'), name: 'two.example', userId: 'u2', createdAt: now });
+    });
+    after(async () => dispose());
+
+    const z1 = 'z1'.padEnd(32, '0');
+    const z2 = 'z2'.padEnd(32, '0');
+
+    it('finds users by e-mail, id and api key hash', async () => {
+      assert.equal((await store.findUserByEmail('a@example.com'))?.id, 'u1');
+      assert.equal((await store.findUserById('u2'))?.passwordHash, 'p');
+      assert.equal((await store.findUserByApiKeyHash('k2'))?.email, 'b@example.com');
+      assert.equal(await store.findUserByEmail('nobody@example.com'), undefined);
+    });
+
+    it('refuses a second user with the same e-mail', async () => {
+      await assert.rejects(
+        store.createUser({ id: 'u3', email: 'a@example.com', passwordHash: null, apiKeyHash: 'k3', createdAt: now }),
+        UniqueViolation,
+      );
+    });
+
+    it('refuses a second zone with the same name and lists zones per user', async () => {
+      await assert.rejects(store.createZone({ id: 'z3'.padEnd(32, '0'), name: 'one.example', userId: 'u2', createdAt: now }), UniqueViolation);
+      assert.deepEqual((await store.listZones('u1')).map((z) => z.name), ['one.example']);
+      assert.equal((await store.findZoneByName('two.example'))?.id, z2);
+    });
+
+    it('keeps tokens with their zones and permissions', async () => {
+      await store.createToken({ id: 't1', userId: 'u1', tokenHash: 'h1', zoneIds: [z1], permissions: ['logs:edit', 'logs:ingest'], createdAt: now });
+      const token = await store.findTokenByHash('h1');
+      assert.deepEqual(token?.zoneIds, [z1]);
+      assert.deepEqual(token?.permissions, ['logs:edit', 'logs:ingest']);
+      assert.equal(await store.findTokenByHash('nope'), undefined);
+    });
+
+    it('keeps a setting that was put first', async () => {
+      assert.equal(await store.putSettingIfAbsent('secret', 'first'), 'first');
+      assert.equal(await store.putSettingIfAbsent('secret', 'second'), 'first');
+      assert.equal(await store.getSetting('secret'), 'first');
+    });
+
+    it('stores sessions and forgets expired ones', async () => {
+      await store.createSession({ idHash: 's1', userId: 'u1', csrfToken: 'c', expiresAt: '2026-01-01T00:00:00.000Z' });
+      await store.createSession({ idHash: 's2', userId: 'u1', csrfToken: 'c', expiresAt: '2027-01-01T00:00:00.000Z' });
+      await store.deleteExpiredSessions('2026-06-01T00:00:00.000Z');
+      assert.equal(await store.findSession('s1'), undefined);
+      assert.equal((await store.findSession('s2'))?.userId, 'u1');
+      await store.deleteSession('s2');
+      assert.equal(await store.findSession('s2'), undefined);
+    });
+
+    it('keeps one ruleset per zone and phase, and every version of it', async () => {
+      const first = ruleset(z1);
+      await store.insertRuleset(first);
+      await assert.rejects(store.insertRuleset(ruleset(z1, { id: 'b'.repeat(32) })), UniqueViolation);
+      const rule = {
+        id: 'c'.repeat(32),
+        version: 1,
+        ref: 'c'.repeat(32),
+        description: '',
+        enabled: true,
+        action: 'log_custom_field',
+        expression: 'true',
+        action_parameters: { request_fields: [{ name: 'x-a' }] },
+        last_updated: now,
+      };
+      assert.equal(await store.updateRuleset({ ...first, version: 2, rules: [rule] }, 1), true);
+      assert.equal(await store.updateRuleset({ ...first, version: 3, rules: [] }, 1), false, 'a stale expected version loses');
+      assert.deepEqual((await store.getRuleset(z1, first.id))?.rules, [rule]);
+      assert.equal((await store.findRulesetByPhase(z1, 'http_log_custom_fields'))?.version, 2);
+      assert.deepEqual((await store.listRulesetVersions(z1, first.id)).map((v) => v.version), [2, 1]);
+      assert.deepEqual((await store.getRulesetVersion(z1, first.id, 1))?.rules, []);
+      assert.equal(await store.deleteRulesetVersion(z1, first.id, 1), true);
+      assert.equal(await store.getRulesetVersion(z1, first.id, 1), undefined);
+      assert.equal(await store.deleteRulesetVersion(z1, first.id, 1), false);
+    });
+
+    it('never shows one zone the rulesets of another', async () => {
+      const id = 'a'.repeat(32);
+      assert.equal(await store.getRuleset(z2, id), undefined);
+      assert.deepEqual(await store.listRulesets(z2), []);
+      assert.deepEqual(await store.listRulesetVersions(z2, id), []);
+      assert.equal(await store.deleteRuleset(z2, id), false);
+    });
+
+    it('deletes a ruleset with all its versions', async () => {
+      const id = 'a'.repeat(32);
+      assert.equal(await store.deleteRuleset(z1, id), true);
+      assert.equal(await store.getRuleset(z1, id), undefined);
+      assert.deepEqual(await store.listRulesetVersions(z1, id), []);
+      await store.insertRuleset(ruleset(z1, { id: 'd'.repeat(32) }));
+      assert.equal((await store.listRulesets(z1)).length, 1);
+    });
+
+    it('rolls back a transaction that throws', async () => {
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.createZone({ id: 'z9'.padEnd(32, '0'), name: 'nine.example', userId: 'u1', createdAt: now });
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.equal(await store.findZoneByName('nine.example'), undefined);
+    });
+  });
+}
