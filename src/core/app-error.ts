@@ -21,6 +21,7 @@ export const errorCatalogue = {
   entrypointMissing: { code: 10003, status: 404, message: 'could not find entrypoint ruleset in the phase' },
   rulesetInvalid: { code: 20200, status: 400, message: 'The ruleset is not valid' },
   rulesetPhaseExists: { code: 20217, status: 400, message: "'zone' is not a valid value for kind because exceeded maximum number of zone rulesets for phase" },
+  concurrentChange: { code: 10409, status: 409, message: 'The object changed while this request ran; retry the request' },
   jobInvalid: { code: 1004, status: 400, message: 'The job is not valid' },
   jobLimitReached: { code: 1004, status: 403, message: 'creating a new job is not allowed: exceeded max jobs allowed' },
   ingestInvalid: { code: 12000, status: 400, message: 'The ingest request is not valid' },

@@ -26,3 +26,8 @@ export class ManualClock implements Clock {
     this.current = ms;
   }
 }
+
+/** RFC 3339 in UTC with microseconds, as the Rulesets API writes `last_updated`: 2026-01-01T00:00:00.123000Z. */
+export function formatMicros(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}

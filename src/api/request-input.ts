@@ -1,0 +1,44 @@
+import { appError } from '../core/app-error.ts';
+
+/** The request body as a JSON object, or a 400 saying it must be one. */
+export function bodyObject(body: unknown): Readonly<Record<string, unknown>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw appError('invalidInput', 'The request body must be a JSON object', '');
+  }
+  return body as Readonly<Record<string, unknown>>;
+}
+
+/** Refuses keys of `body` that are not in `allowed`, naming each. */
+export function rejectUnknownKeys(body: Readonly<Record<string, unknown>>, allowed: readonly string[], pointer = ''): void {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) {
+      throw appError('invalidInput', `unknown field "${key}"; expected ${allowed.join(', ')}`, `${pointer}/${key}`);
+    }
+  }
+}
+
+/** `dry_run` query parameter: true or false, default false. */
+export function dryRunOf(query: unknown): boolean {
+  const value = (query as Record<string, unknown> | undefined)?.dry_run;
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw appError('invalidInput', 'dry_run must be true or false', '/dry_run');
+}
+
+/** A positive integer query parameter (page, per_page) within bounds. */
+export function queryInteger(query: unknown, name: string, fallback: number, min: number, max: number): number {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw appError('invalidInput', `${name} must be an integer from ${min} to ${max}`, `/${name}`);
+  }
+  return Number(value);
+}
+
+/** A 32-hex identifier from the path, or the product's 7003 answer. */
+export function pathId(value: string | undefined, what: string): string {
+  if (value === undefined || !/^[0-9a-f]{32}$/.test(value)) {
+    throw appError('invalidIdentifier', `Could not route to the ${what} "${value ?? ''}", perhaps your object identifier is invalid?`);
+  }
+  return value;
+}

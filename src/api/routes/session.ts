@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
+import { AppError } from '../../core/app-error.ts';
+import { readCookie, sessionCookieName } from '../auth.ts';
+import { success } from '../envelope.ts';
+import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
+import { principalOf, type ApiDeps } from '../server.ts';
+
+const sessionLifetimeMs = 12 * 3_600_000;
+
+// Checked against when the e-mail is unknown, so a wrong address takes as long as a wrong password.
+const decoyHash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** Dashboard sign-in (`POST /session`), who am I (`GET /session`) and sign-out (`DELETE /session`). */
+export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.post('/session', { config: { public: true } }, async (request, reply) => {
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['email', 'password']);
+    const email = typeof body.email === 'string' ? normalizeEmail(body.email) : undefined;
+    const password = typeof body.password === 'string' ? body.password : '';
+    const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
+    const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);
+    if (user === undefined || user.passwordHash === null || !valid) throw new AppError('signInFailed');
+    const sessionId = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(24).toString('base64url');
+    const now = deps.clock.now();
+    await deps.store.deleteExpiredSessions(new Date(now).toISOString());
+    await deps.store.createSession({
+      idHash: hashSecret(sessionId),
+      userId: user.id,
+      csrfToken,
+      expiresAt: new Date(now + sessionLifetimeMs).toISOString(),
+    });
+    void reply.header(
+      'set-cookie',
+      `${sessionCookieName}=${sessionId}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${sessionLifetimeMs / 1000}`,
+    );
+    return success({ email: user.email, csrf_token: csrfToken });
+  });
+
+  app.get('/session', async (request) => {
+    const principal = principalOf(request);
+    if (principal.kind !== 'user' || principal.via !== 'session') throw new AppError('notAuthorized', 'not signed in to the dashboard');
+    return success({ email: principal.user.email, csrf_token: principal.csrfToken });
+  });
+
+  app.delete('/session', async (request, reply) => {
+    const sessionId = readCookie(request.headers, sessionCookieName);
+    if (sessionId !== undefined) await deps.store.deleteSession(hashSecret(sessionId));
+    void reply.header('set-cookie', `${sessionCookieName}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    return success(null);
+  });
+}

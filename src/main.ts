@@ -1,0 +1,146 @@
+import { createToken, createUser, createZone, parsePermissions } from './accounts/accounts.ts';
+import { startApp } from './app.ts';
+import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
+import { readEnv } from './config/env.ts';
+import { AppError } from './core/app-error.ts';
+import { systemClock } from './core/clock.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
+
+const usage = `usage:
+  logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
+  logexport users create --email E [--password P]
+  logexport zones create --email E --name example.com
+  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]`;
+
+class UsageError extends Error {}
+
+/** Splits `--name value` options the command knows from the ones that are settings. */
+function splitOptions(args: readonly string[], known: readonly string[]): { options: Map<string, string>; settings: string[] } {
+  const options = new Map<string, string>();
+  const settings: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const eq = arg.indexOf('=');
+    const name = (eq === -1 ? arg : arg.slice(0, eq)).replace(/^--/, '');
+    if (arg.startsWith('--') && known.includes(name)) {
+      const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      options.set(name, value);
+    } else {
+      settings.push(arg);
+      if (eq === -1 && args[i + 1] !== undefined && !(args[i + 1] ?? '').startsWith('--')) settings.push(args[++i] ?? '');
+    }
+  }
+  return { options, settings };
+}
+
+function required(options: Map<string, string>, name: string): string {
+  const value = options.get(name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function configFrom(settings: readonly string[]): AppConfig {
+  try {
+    return toConfig(readEnv(process.env, settings));
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function withStore<T>(config: AppConfig, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config.database);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function userByEmail(store: Store, email: string) {
+  const user = await store.findUserByEmail(email.trim().toLowerCase());
+  if (user === undefined) throw new AppError('invalidInput', `no user with e-mail ${email}; create one with: logexport users create --email ${email}`);
+  return user;
+}
+
+async function serve(settings: readonly string[]): Promise<void> {
+  const config = configFrom(settings);
+  const app = await startApp(config);
+  app.server.log.info(`logexport is serving the API at ${app.url}/client/v4 and the dashboard at ${app.url}/`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.server.log.info(`Received ${signal}; stopping.`);
+    app.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.server.log.error({ err: error }, 'Stopping failed.');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function run(args: readonly string[]): Promise<void> {
+  const [command, sub, ...rest] = args;
+  if (command === 'serve') {
+    await serve(args.slice(1));
+    return;
+  }
+  const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+  const clock = systemClock;
+  if (command === 'users' && sub === 'create') {
+    const { options, settings } = splitOptions(rest, ['email', 'password']);
+    const email = required(options, 'email');
+    await withStore(configFrom(settings), async (store) => {
+      const { user, apiKey } = await createUser(store, clock, { email, password: options.get('password') });
+      print({ email: user.email, api_key: apiKey });
+    });
+    return;
+  }
+  if (command === 'zones' && sub === 'create') {
+    const { options, settings } = splitOptions(rest, ['email', 'name']);
+    const email = required(options, 'email');
+    const name = required(options, 'name');
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      const zone = await createZone(store, clock, user.id, name);
+      print({ id: zone.id, name: zone.name });
+    });
+    return;
+  }
+  if (command === 'tokens' && sub === 'create') {
+    const { options, settings } = splitOptions(rest, ['email', 'zone', 'permissions']);
+    const email = required(options, 'email');
+    const zoneRef = required(options, 'zone');
+    const permissions = parsePermissions(required(options, 'permissions'));
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      const zone = (await store.findZone(zoneRef)) ?? (await store.findZoneByName(zoneRef.toLowerCase()));
+      if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
+      print({ token: await createToken(store, clock, { userId: user.id, zoneIds: [zone.id], permissions }) });
+    });
+    return;
+  }
+  throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${args.slice(0, 2).join(' ')}"`);
+}
+
+/** The command line: prints one JSON object on success; one clear line and a non-zero exit otherwise. */
+export async function main(args: readonly string[]): Promise<void> {
+  try {
+    await run(args);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`logexport: ${error.message}\n${usage}\n`);
+      process.exit(2);
+    }
+    const message = error instanceof AppError || error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`logexport: ${message}\n`);
+    process.exit(1);
+  }
+}
