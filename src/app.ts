@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { buildServer, type ConfigChangeListener } from './api/server.ts';
+import { buildServer, type ConfigChangeListener, type JobLifecycle } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import { openStore } from './store/open-store.ts';
@@ -27,7 +27,8 @@ export async function startApp(config: AppConfig, clock: Clock = systemClock): P
   try {
     const secret = await resolveSecret(config, store);
     const changes: ConfigChangeListener = { zoneChanged: () => {} };
-    const server = buildServer({ config, store, clock, secret, changes });
+    const jobs: JobLifecycle = { beforeEnable: async () => {}, afterDisable: async () => {} };
+    const server = buildServer({ config, store, clock, secret, changes, jobs });
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

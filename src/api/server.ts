@@ -2,11 +2,15 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import type { AppConfig } from '../config/config.ts';
 import { appError, AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
-import type { Store, Zone } from '../store/store.ts';
+import type { Job, Store, Zone } from '../store/store.ts';
 import { authenticate, authorizeZone, type Access, type Principal } from './auth.ts';
 import { handleError } from './error-handler.ts';
 import { pathId } from './request-input.ts';
+import { datasetRoutes } from './routes/datasets.ts';
+import { jobRoutes } from './routes/jobs.ts';
+import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
+import { validateRoutes } from './routes/validate.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { zoneRoutes } from './routes/zones.ts';
 
@@ -28,6 +32,14 @@ export interface ConfigChangeListener {
   zoneChanged(zoneId: string): void;
 }
 
+/** What the data plane must do when a job starts or stops running. */
+export interface JobLifecycle {
+  /** Before a job is stored as enabled (created enabled, or enabled again): it exports events from now on. */
+  beforeEnable(job: Job): Promise<void>;
+  /** After a job was disabled or deleted. */
+  afterDisable(job: Job): Promise<void>;
+}
+
 /** What the API needs from the rest of the service. */
 export interface ApiDeps {
   readonly config: AppConfig;
@@ -36,6 +48,7 @@ export interface ApiDeps {
   /** Signs ownership challenges and sessions. */
   readonly secret: string;
   readonly changes: ConfigChangeListener;
+  readonly jobs: JobLifecycle;
 }
 
 /** The authenticated principal of a request that passed the zone or user hook. */
@@ -99,6 +112,19 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
             request.zone = await authorizeZone(principalOf(request), zoneId, access, deps.store);
           });
           rulesetRoutes(zoned, deps);
+          // Every log export route answers under both path words, so clients written for the public
+          // product (which say "logpush") work unchanged.
+          for (const word of ['logexport', 'logpush']) {
+            await zoned.register(
+              async (logs) => {
+                jobRoutes(logs, deps);
+                ownershipRoutes(logs, deps);
+                validateRoutes(logs, deps);
+                datasetRoutes(logs);
+              },
+              { prefix: `/${word}` },
+            );
+          }
         },
         { prefix: '/zones/:zone_id' },
       );

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** The tables as Kysely sees them. Booleans are stored as 0/1 and JSON as text, the same on both engines. */
 export interface Database {
   settings: { key: string; value: string };
@@ -32,6 +34,30 @@ export interface Database {
     last_updated: string;
     rules: string;
   };
+  jobs: {
+    id: Generated<number>;
+    zone_id: string;
+    dataset: string;
+    kind: string;
+    enabled: number;
+    name: string | null;
+    destination_conf: string;
+    filter: string | null;
+    output_options: string | null;
+    logpull_options: string | null;
+    frequency: string | null;
+    max_upload_bytes: number | null;
+    max_upload_records: number | null;
+    max_upload_interval_seconds: number | null;
+    last_complete: string | null;
+    last_error: string | null;
+    error_message: string | null;
+    failing_since: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  config_changes: { seq: Generated<number>; zone_id: string; changed_at: string };
+  job_counters: { job_id: number; node: string; counters: string; updated_at: string };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

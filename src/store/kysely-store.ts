@@ -1,8 +1,12 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from './database.ts';
+import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
+import type { Database, Engine } from './database.ts';
 import {
   UniqueViolation,
   type ApiToken,
+  type Job,
+  type JobCounterRow,
+  type JobSettings,
+  type JobStatus,
   type Permission,
   type RulesetMeta,
   type RulesetSnapshot,
@@ -68,16 +72,24 @@ function toZone(row: Database['zones']): Zone {
 /** The store over Kysely; the engine-specific parts live in sqlite.ts and postgres.ts. */
 export class KyselyStore implements Store {
   private readonly db: Db;
+  private readonly engine: Engine;
   private readonly root: Kysely<Database> | undefined;
 
-  constructor(db: Db, root?: Kysely<Database>) {
+  /** `root` is given for the store itself and left out for the view of one transaction. */
+  constructor(db: Db, engine: Engine, root?: Kysely<Database>) {
     this.db = db;
+    this.engine = engine;
     this.root = root;
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.root === undefined) return work(this);
-    return this.root.transaction().execute((trx) => work(new KyselyStore(trx)));
+    return this.root.transaction().execute((trx) => work(new KyselyStore(trx, this.engine)));
+  }
+
+  /** Runs `work` on the database of one transaction (this one, or a new one). */
+  private inTransaction<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return this.transaction((tx) => work((tx as KyselyStore).db));
   }
 
   async close(): Promise<void> {
@@ -236,8 +248,7 @@ export class KyselyStore implements Store {
 
   async insertRuleset(snapshot: RulesetSnapshot): Promise<void> {
     const rules = JSON.stringify(snapshot.rules);
-    await this.transaction(async (tx) => {
-      const db = (tx as KyselyStore).db;
+    await this.inTransaction(async (db) => {
       await uniquely(`the zone already has a ruleset for phase ${snapshot.phase}`, () =>
         db
           .insertInto('rulesets')
@@ -255,13 +266,13 @@ export class KyselyStore implements Store {
           .execute(),
       );
       await db.insertInto('ruleset_versions').values(versionRow(snapshot, rules)).execute();
+      await recordChange(db, snapshot.zoneId);
     });
   }
 
   async updateRuleset(snapshot: RulesetSnapshot, expectedVersion: number): Promise<boolean> {
     const rules = JSON.stringify(snapshot.rules);
-    return this.transaction(async (tx) => {
-      const db = (tx as KyselyStore).db;
+    return this.inTransaction(async (db) => {
       const result = await db
         .updateTable('rulesets')
         .set({
@@ -277,13 +288,13 @@ export class KyselyStore implements Store {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
       await db.insertInto('ruleset_versions').values(versionRow(snapshot, rules)).execute();
+      await recordChange(db, snapshot.zoneId);
       return true;
     });
   }
 
   async deleteRuleset(zoneId: string, rulesetId: string): Promise<boolean> {
-    return this.transaction(async (tx) => {
-      const db = (tx as KyselyStore).db;
+    return this.inTransaction(async (db) => {
       await db
         .deleteFrom('ruleset_versions')
         .where('zone_id', '=', zoneId)
@@ -294,7 +305,9 @@ export class KyselyStore implements Store {
         .where('zone_id', '=', zoneId)
         .where('id', '=', rulesetId)
         .executeTakeFirst();
-      return Number(result.numDeletedRows) === 1;
+      if (Number(result.numDeletedRows) !== 1) return false;
+      await recordChange(db, zoneId);
+      return true;
     });
   }
 
@@ -331,6 +344,109 @@ export class KyselyStore implements Store {
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
+
+  async listJobs(zoneId: string): Promise<readonly Job[]> {
+    const rows = await this.db.selectFrom('jobs').selectAll().where('zone_id', '=', zoneId).orderBy('id').execute();
+    return rows.map(toJob);
+  }
+
+  async getJob(zoneId: string, jobId: number): Promise<Job | undefined> {
+    const row = await this.db.selectFrom('jobs').selectAll().where('zone_id', '=', zoneId).where('id', '=', jobId).executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  async listEnabledJobs(): Promise<readonly Job[]> {
+    const rows = await this.db.selectFrom('jobs').selectAll().where('enabled', '=', 1).orderBy('id').execute();
+    return rows.map(toJob);
+  }
+
+  async createJob(zoneId: string, settings: JobSettings, now: string, maxJobs: number): Promise<Job | undefined> {
+    return this.inTransaction(async (db) => {
+      // Two concurrent creates must not both slip under the limit: on PostgreSQL the zone row is locked
+      // for the count; SQLite runs one write transaction at a time anyway.
+      if (this.engine === 'postgres') {
+        await db.selectFrom('zones').select('id').where('id', '=', zoneId).forUpdate().execute();
+      }
+      const { count } = await db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('zone_id', '=', zoneId)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= maxJobs) return undefined;
+      const row = await db
+        .insertInto('jobs')
+        .values({ zone_id: zoneId, ...jobColumns(settings), created_at: now, updated_at: now } as Insertable<Database['jobs']>)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordChange(db, zoneId);
+      return toJob(row);
+    });
+  }
+
+  async updateJob(zoneId: string, jobId: number, changes: Partial<JobSettings>, now: string): Promise<Job | undefined> {
+    return this.inTransaction(async (db) => {
+      const row = await db
+        .updateTable('jobs')
+        .set({ ...jobColumns(changes), updated_at: now })
+        .where('zone_id', '=', zoneId)
+        .where('id', '=', jobId)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      await recordChange(db, zoneId);
+      return toJob(row);
+    });
+  }
+
+  async deleteJob(zoneId: string, jobId: number): Promise<boolean> {
+    return this.inTransaction(async (db) => {
+      const result = await db.deleteFrom('jobs').where('zone_id', '=', zoneId).where('id', '=', jobId).executeTakeFirst();
+      if (Number(result.numDeletedRows) !== 1) return false;
+      await db.deleteFrom('job_counters').where('job_id', '=', jobId).execute();
+      await recordChange(db, zoneId);
+      return true;
+    });
+  }
+
+  async setJobStatus(jobId: number, status: JobStatus): Promise<void> {
+    await this.inTransaction(async (db) => {
+      const values: Updateable<Database['jobs']> = {};
+      if (status.lastComplete !== undefined) values.last_complete = status.lastComplete;
+      if (status.lastError !== undefined) values.last_error = status.lastError;
+      if (status.errorMessage !== undefined) values.error_message = status.errorMessage;
+      if (status.failingSince !== undefined) values.failing_since = status.failingSince;
+      if (status.enabled !== undefined) values.enabled = status.enabled ? 1 : 0;
+      if (Object.keys(values).length === 0) return;
+      const row = await db.updateTable('jobs').set(values).where('id', '=', jobId).returning('zone_id').executeTakeFirst();
+      if (row !== undefined && status.enabled !== undefined) await recordChange(db, row.zone_id);
+    });
+  }
+
+  async putJobCounters(row: JobCounterRow): Promise<void> {
+    await this.db
+      .insertInto('job_counters')
+      .values({ job_id: row.jobId, node: row.node, counters: row.counters, updated_at: row.updatedAt })
+      .onConflict((oc) => oc.columns(['job_id', 'node']).doUpdateSet({ counters: row.counters, updated_at: row.updatedAt }))
+      .execute();
+  }
+
+  async listJobCounters(jobId: number): Promise<readonly JobCounterRow[]> {
+    const rows = await this.db.selectFrom('job_counters').selectAll().where('job_id', '=', jobId).orderBy('node').execute();
+    return rows.map((r) => ({ jobId: Number(r.job_id), node: r.node, counters: r.counters, updatedAt: r.updated_at }));
+  }
+
+  async configChangesSince(seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]> {
+    const rows = await this.db.selectFrom('config_changes').select(['seq', 'zone_id']).where('seq', '>', seq).orderBy('seq').execute();
+    return rows.map((r) => ({ seq: Number(r.seq), zoneId: r.zone_id }));
+  }
+
+  async latestConfigChange(): Promise<number> {
+    const row = await this.db
+      .selectFrom('config_changes')
+      .select((eb) => eb.fn.max<number | null>('seq').as('seq'))
+      .executeTakeFirst();
+    return Number(row?.seq ?? 0);
+  }
 }
 
 function versionRow(snapshot: RulesetSnapshot, rules: string): VersionRow {
@@ -342,5 +458,56 @@ function versionRow(snapshot: RulesetSnapshot, rules: string): VersionRow {
     description: snapshot.description,
     last_updated: snapshot.lastUpdated,
     rules,
+  };
+}
+
+/** Notes that a zone's configuration changed, inside the transaction that changed it. */
+async function recordChange(db: Db, zoneId: string): Promise<void> {
+  await db.insertInto('config_changes').values({ zone_id: zoneId, changed_at: new Date().toISOString() }).execute();
+}
+
+/** The columns for the settings given (all of them when `settings` is complete). */
+function jobColumns(settings: Partial<JobSettings>): Updateable<Database['jobs']> {
+  const columns: Updateable<Database['jobs']> = {};
+  if (settings.dataset !== undefined) columns.dataset = settings.dataset;
+  if (settings.kind !== undefined) columns.kind = settings.kind;
+  if (settings.enabled !== undefined) columns.enabled = settings.enabled ? 1 : 0;
+  if (settings.name !== undefined) columns.name = settings.name;
+  if (settings.destinationConf !== undefined) columns.destination_conf = settings.destinationConf;
+  if (settings.filter !== undefined) columns.filter = settings.filter;
+  if (settings.outputOptions !== undefined) columns.output_options = settings.outputOptions;
+  if (settings.logpullOptions !== undefined) columns.logpull_options = settings.logpullOptions;
+  if (settings.frequency !== undefined) columns.frequency = settings.frequency;
+  if (settings.maxUploadBytes !== undefined) columns.max_upload_bytes = settings.maxUploadBytes;
+  if (settings.maxUploadRecords !== undefined) columns.max_upload_records = settings.maxUploadRecords;
+  if (settings.maxUploadIntervalSeconds !== undefined) columns.max_upload_interval_seconds = settings.maxUploadIntervalSeconds;
+  return columns;
+}
+
+type JobRow = { id: number } & Omit<Database['jobs'], 'id'>;
+
+function toJob(row: JobRow): Job {
+  const int = (v: number | null): number | null => (v === null ? null : Number(v));
+  return {
+    id: Number(row.id),
+    zoneId: row.zone_id,
+    dataset: row.dataset,
+    kind: row.kind,
+    enabled: Number(row.enabled) === 1,
+    name: row.name,
+    destinationConf: row.destination_conf,
+    filter: row.filter,
+    outputOptions: row.output_options,
+    logpullOptions: row.logpull_options,
+    frequency: row.frequency,
+    maxUploadBytes: int(row.max_upload_bytes),
+    maxUploadRecords: int(row.max_upload_records),
+    maxUploadIntervalSeconds: int(row.max_upload_interval_seconds),
+    lastComplete: row.last_complete,
+    lastError: row.last_error,
+    errorMessage: row.error_message,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }

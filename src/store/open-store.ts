@@ -11,7 +11,7 @@ export async function openStore(config: DatabaseConfig, options: { schema?: stri
     case 'sqlite': {
       const db = openSqlite(config.path);
       await migrateToLatest(db, 'sqlite');
-      return new KyselyStore(db, db);
+      return new KyselyStore(db, 'sqlite', db);
     }
     case 'postgres': {
       const db = openPostgres({ url: config.url, ...options });
@@ -21,7 +21,7 @@ export async function openStore(config: DatabaseConfig, options: { schema?: stri
         await db.destroy();
         throw error;
       }
-      return new KyselyStore(db, db);
+      return new KyselyStore(db, 'postgres', db);
     }
   }
 }

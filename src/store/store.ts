@@ -73,6 +73,60 @@ export interface RulesetSnapshot extends RulesetMeta {
   readonly rules: readonly StoredRule[];
 }
 
+/** A log export job as stored; `filter`, `outputOptions` and `logpullOptions` are kept exactly as sent. */
+export interface Job {
+  readonly id: number;
+  readonly zoneId: string;
+  readonly dataset: string;
+  readonly kind: string;
+  readonly enabled: boolean;
+  readonly name: string | null;
+  readonly destinationConf: string;
+  readonly filter: string | null;
+  /** The `output_options` object as JSON text, exactly as the client sent it. */
+  readonly outputOptions: string | null;
+  readonly logpullOptions: string | null;
+  readonly frequency: string | null;
+  readonly maxUploadBytes: number | null;
+  readonly maxUploadRecords: number | null;
+  readonly maxUploadIntervalSeconds: number | null;
+  readonly lastComplete: string | null;
+  readonly lastError: string | null;
+  readonly errorMessage: string | null;
+  /** When deliveries started failing without a success since; a job failing too long is disabled. */
+  readonly failingSince: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The fields a client sets on a job. */
+export type JobSettings = Pick<
+  Job,
+  | 'dataset'
+  | 'kind'
+  | 'enabled'
+  | 'name'
+  | 'destinationConf'
+  | 'filter'
+  | 'outputOptions'
+  | 'logpullOptions'
+  | 'frequency'
+  | 'maxUploadBytes'
+  | 'maxUploadRecords'
+  | 'maxUploadIntervalSeconds'
+>;
+
+/** What the data plane records about a job's deliveries. */
+export type JobStatus = Partial<Pick<Job, 'lastComplete' | 'lastError' | 'errorMessage' | 'failingSince' | 'enabled'>>;
+
+/** One node's counters of one job, as JSON text. */
+export interface JobCounterRow {
+  readonly jobId: number;
+  readonly node: string;
+  readonly counters: string;
+  readonly updatedAt: string;
+}
+
 /** A unique constraint refused a write (duplicate zone name, second ruleset for a phase, …). */
 export class UniqueViolation extends Error {
   constructor(message: string) {
@@ -125,4 +179,26 @@ export interface Store {
   getRulesetVersion(zoneId: string, rulesetId: string, version: number): Promise<RulesetSnapshot | undefined>;
   /** Deletes one past version; false when there was none. */
   deleteRulesetVersion(zoneId: string, rulesetId: string, version: number): Promise<boolean>;
+
+  listJobs(zoneId: string): Promise<readonly Job[]>;
+  getJob(zoneId: string, jobId: number): Promise<Job | undefined>;
+  /** Every enabled job of every zone (what the runners run). */
+  listEnabledJobs(): Promise<readonly Job[]>;
+  /** Creates a job unless the zone has `maxJobs` already (then undefined); safe under concurrent creates. */
+  createJob(zoneId: string, settings: JobSettings, now: string, maxJobs: number): Promise<Job | undefined>;
+  /** Changes a job's settings; undefined when the zone has no such job. */
+  updateJob(zoneId: string, jobId: number, changes: Partial<JobSettings>, now: string): Promise<Job | undefined>;
+  deleteJob(zoneId: string, jobId: number): Promise<boolean>;
+  /** Records delivery status (and disables a job that failed too long); not a configuration change unless `enabled` changes. */
+  setJobStatus(jobId: number, status: JobStatus): Promise<void>;
+
+  putJobCounters(row: JobCounterRow): Promise<void>;
+  listJobCounters(jobId: number): Promise<readonly JobCounterRow[]>;
+
+  /**
+   * Configuration changes (rulesets, jobs) in order; every mutating method above records one in its own
+   * transaction, so a node that follows them sees every change.
+   */
+  configChangesSince(seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]>;
+  latestConfigChange(): Promise<number>;
 }

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UniqueViolation, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
+import { UniqueViolation, type JobSettings, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
 import { availableStoreEngines } from '../support/stores.ts';
 
 const engines = await availableStoreEngines();
@@ -124,6 +124,76 @@ for (const engine of engines) {
       assert.deepEqual(await store.listRulesetVersions(z1, id), []);
       await store.insertRuleset(ruleset(z1, { id: 'd'.repeat(32) }));
       assert.equal((await store.listRulesets(z1)).length, 1);
+    });
+
+    const settings: JobSettings = {
+      dataset: 'http_requests',
+      kind: '',
+      enabled: false,
+      name: 'job',
+      destinationConf: 'file:///logs',
+      filter: null,
+      outputOptions: '{"field_names":["RayID"]}',
+      logpullOptions: null,
+      frequency: null,
+      maxUploadBytes: null,
+      maxUploadRecords: 0,
+      maxUploadIntervalSeconds: null,
+    };
+
+    it('creates jobs with increasing integer ids and keeps option texts exactly', async () => {
+      const a = await store.createJob(z1, settings, now, 4);
+      const b = await store.createJob(z1, { ...settings, enabled: true, filter: '{"where":{"key":"RayID","operator":"eq","value":"x"}}' }, now, 4);
+      assert.ok(a && b);
+      assert.ok(Number.isInteger(a.id) && b.id > a.id);
+      assert.equal(a.outputOptions, settings.outputOptions);
+      assert.equal(a.maxUploadRecords, 0);
+      assert.equal(a.maxUploadBytes, null);
+      assert.equal(a.enabled, false);
+      assert.equal(b.enabled, true);
+      assert.equal(a.lastComplete, null);
+      assert.deepEqual((await store.listJobs(z1)).map((j) => j.id), [a.id, b.id]);
+      assert.deepEqual((await store.listEnabledJobs()).map((j) => j.id), [b.id]);
+    });
+
+    it('refuses a job over the zone limit, also when creates race', async () => {
+      const results = await Promise.all([1, 2, 3, 4].map(() => store.createJob(z1, settings, now, 4)));
+      assert.equal(results.filter((r) => r !== undefined).length, 2);
+      assert.equal((await store.listJobs(z1)).length, 4);
+    });
+
+    it('updates, reports status on and deletes jobs of the zone only', async () => {
+      const [job] = await store.listJobs(z1);
+      assert.ok(job);
+      assert.equal(await store.updateJob(z2, job.id, { name: 'x' }, now), undefined);
+      assert.equal(await store.getJob(z2, job.id), undefined);
+      const updated = await store.updateJob(z1, job.id, { name: 'renamed', filter: null }, '2026-02-01T00:00:00.000Z');
+      assert.equal(updated?.name, 'renamed');
+      assert.equal(updated?.destinationConf, settings.destinationConf);
+      assert.equal(updated?.updatedAt, '2026-02-01T00:00:00.000Z');
+      await store.setJobStatus(job.id, { lastError: now, errorMessage: 'boom', failingSince: now });
+      const failing = await store.getJob(z1, job.id);
+      assert.equal(failing?.errorMessage, 'boom');
+      await store.setJobStatus(job.id, { lastComplete: now, lastError: null, errorMessage: null, failingSince: null });
+      assert.equal((await store.getJob(z1, job.id))?.errorMessage, null);
+      assert.equal(await store.deleteJob(z2, job.id), false);
+      assert.equal(await store.deleteJob(z1, job.id), true);
+      assert.equal(await store.getJob(z1, job.id), undefined);
+    });
+
+    it('keeps per-node job counters', async () => {
+      await store.putJobCounters({ jobId: 7, node: 'a', counters: '{"x":1}', updatedAt: now });
+      await store.putJobCounters({ jobId: 7, node: 'a', counters: '{"x":2}', updatedAt: now });
+      await store.putJobCounters({ jobId: 7, node: 'b', counters: '{"x":5}', updatedAt: now });
+      assert.deepEqual((await store.listJobCounters(7)).map((r) => [r.node, r.counters]), [['a', '{"x":2}'], ['b', '{"x":5}']]);
+    });
+
+    it('records a configuration change with every ruleset and job change', async () => {
+      const before = await store.latestConfigChange();
+      await store.createJob(z2, settings, now, 4);
+      const changes = await store.configChangesSince(before);
+      assert.deepEqual(changes.map((c) => c.zoneId), [z2]);
+      assert.ok((await store.latestConfigChange()) > before);
     });
 
     it('rolls back a transaction that throws', async () => {

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { AppError, appError } from '../../core/app-error.ts';
+import { parseDestinationConf, type DestinationSpec } from '../../domain/jobs/destination-conf.ts';
+import { challengeFileName, issueOwnershipToken, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
+import { createDestination } from '../../destinations/create-destination.ts';
+import { DestinationError } from '../../destinations/destination.ts';
+import { checkDestinationAddress } from '../../destinations/private-address.ts';
+import { success } from '../envelope.ts';
+import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
+import { zoneOf, type ApiDeps } from '../server.ts';
+
+/** The destination of a request body, parsed; a bad one is a 400 pointing at it. */
+export function destinationOf(body: Readonly<Record<string, unknown>>): { conf: string; spec: DestinationSpec } {
+  const parsed = parseDestinationConf(body.destination_conf);
+  if (!parsed.ok) throw new AppError('jobInvalid', parsed.error);
+  return { conf: body.destination_conf as string, spec: parsed.value };
+}
+
+/** The ownership challenge: write a token into the destination; check a token. */
+export function ownershipRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.post('/ownership', async (request) => {
+    const zone = zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['destination_conf']);
+    const { conf, spec } = destinationOf(body);
+    if (spec.kind === 'http') {
+      throw appError('jobInvalid', 'HTTP destinations need no ownership challenge: logexport posts a test batch when the job is created instead', '/destination_conf');
+    }
+    const address = await checkDestinationAddress(spec, deps.config.allowPrivateDestinations);
+    if (address !== undefined) throw new AppError('jobInvalid', address);
+    const token = issueOwnershipToken({ secret: deps.secret, zoneId: zone.id, destinationConf: conf, nowMs: deps.clock.now() });
+    const destination = createDestination(spec, { exportRoot: deps.config.exportRoot, allowPrivate: deps.config.allowPrivateDestinations, timeoutMs: deps.config.deliveryTimeoutMs });
+    try {
+      const { filename } = await destination.writeChallenge(challengeFileName(randomBytes(4)), token);
+      return success({ filename, valid: true, message: '' });
+    } catch (error) {
+      if (error instanceof DestinationError) throw appError('jobInvalid', `could not write the ownership challenge: ${error.message}`, '/destination_conf');
+      throw error;
+    } finally {
+      await destination.close();
+    }
+  });
+
+  app.post('/ownership/validate', async (request) => {
+    const zone = zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['destination_conf', 'ownership_challenge']);
+    const { conf } = destinationOf(body);
+    const verdict = verifyOwnershipToken({ secret: deps.secret, zoneId: zone.id, destinationConf: conf, token: body.ownership_challenge, nowMs: deps.clock.now() });
+    return success({ valid: verdict.valid });
+  });
+}

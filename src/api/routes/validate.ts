@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../core/app-error.ts';
+import { findDataset, httpRequests } from '../../domain/datasets/http-requests.ts';
+import { parseDestinationConf, sameDestination } from '../../domain/jobs/destination-conf.ts';
+import { hasFieldNames, parseLogpullOptions, resolveOutputPlan } from '../../domain/jobs/output-options.ts';
+import { createDestination } from '../../destinations/create-destination.ts';
+import { checkDestinationAddress } from '../../destinations/private-address.ts';
+import { success } from '../envelope.ts';
+import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
+import { zoneOf, type ApiDeps } from '../server.ts';
+import { destinationOf } from './ownership.ts';
+
+/** validate/destination (a real test write), validate/destination/exists, validate/origin. */
+export function validateRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.post('/validate/destination', async (request) => {
+    zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['destination_conf']);
+    const { spec } = destinationOf(body);
+    const address = await checkDestinationAddress(spec, deps.config.allowPrivateDestinations);
+    if (address !== undefined) return success({ valid: false, message: address.message });
+    const destination = createDestination(spec, { exportRoot: deps.config.exportRoot, allowPrivate: deps.config.allowPrivateDestinations, timeoutMs: deps.config.deliveryTimeoutMs });
+    try {
+      const outcome = await destination.validate();
+      return success(outcome.kind === 'delivered' ? { valid: true, message: '' } : { valid: false, message: `error validating destination: ${outcome.reason}` });
+    } finally {
+      await destination.close();
+    }
+  });
+
+  app.post('/validate/destination/exists', async (request) => {
+    const zone = zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['destination_conf']);
+    const { spec } = destinationOf(body);
+    const jobs = await deps.store.listJobs(zone.id);
+    const exists = jobs.some((job) => {
+      const other = parseDestinationConf(job.destinationConf);
+      return other.ok && sameDestination(other.value, spec);
+    });
+    return success({ exists });
+  });
+
+  app.post('/validate/origin', async (request) => {
+    zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['logpull_options', 'dataset']);
+    const datasetId = body.dataset ?? 'http_requests';
+    const dataset = typeof datasetId === 'string' ? findDataset(datasetId) : undefined;
+    if (dataset === undefined) throw new AppError('jobInvalid', { message: `dataset ${JSON.stringify(datasetId)} is not served; logexport exports ${httpRequests.id}`, pointer: '/dataset' });
+    const parsed = parseLogpullOptions(body.logpull_options, dataset);
+    if (!parsed.ok) return success({ valid: false, message: parsed.error.map((e) => e.message).join('; ') });
+    if (!hasFieldNames(resolveOutputPlan(null, parsed.value))) return success({ valid: false, message: 'logpull_options must name fields (fields=RayID,ClientIP,…)' });
+    return success({ valid: true, message: '' });
+  });
+}
