@@ -6,6 +6,7 @@ import type { Job, Store, Zone } from '../store/store.ts';
 import { authenticate, authorizeZone, type Access, type Principal } from './auth.ts';
 import { handleError } from './error-handler.ts';
 import { pathId } from './request-input.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
@@ -49,6 +50,8 @@ export interface ApiDeps {
   readonly secret: string;
   readonly changes: ConfigChangeListener;
   readonly jobs: JobLifecycle;
+  /** The built dashboard (web/dist). */
+  readonly dashboardDir: string;
 }
 
 /** The authenticated principal of a request that passed the zone or user hook. */
@@ -131,5 +134,6 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     },
     { prefix: '/client/v4' },
   );
+  dashboardRoutes(app, deps.dashboardDir);
   return app;
 }
