@@ -1,18 +1,44 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { buildServer, type ConfigChangeListener, type JobLifecycle } from './api/server.ts';
+import { buildServer, type JobLifecycle } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import { ConfigWatcher } from './pipeline/config-watcher.ts';
+import { CounterRegistry } from './pipeline/counter-registry.ts';
+import { defaultRetryPolicy, type RetryPolicy } from './pipeline/delivery.ts';
+import { Ingestor } from './pipeline/ingest.ts';
+import { consumerNameOf, streamOf } from './pipeline/job-runner.ts';
+import { Supervisor } from './pipeline/supervisor.ts';
+import { ZoneSnapshots } from './pipeline/zone-snapshots.ts';
+import { openQueue } from './queue/open-queue.ts';
+import type { EventQueue } from './queue/queue.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+
+/** Where `npm run build:web` puts the dashboard. */
+const dashboardDir = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 /** A running logexport node: its HTTP server and the parts behind it, stopped in order. */
 export interface RunningApp {
   readonly server: FastifyInstance;
   readonly store: Store;
+  readonly queue: EventQueue;
+  readonly supervisor: Supervisor;
+  readonly counters: CounterRegistry;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
+  /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
   stop(): Promise<void>;
+}
+
+/** Options tests use to speed a node up. */
+export interface AppOptions {
+  readonly clock?: Clock;
+  readonly retryPolicy?: RetryPolicy;
+  readonly configPollMs?: number;
+  readonly countersFlushMs?: number;
 }
 
 /** The secret that signs challenges and sessions: configured, or generated once and kept in the store. */
@@ -21,32 +47,112 @@ export async function resolveSecret(config: AppConfig, store: Store): Promise<st
   return store.putSettingIfAbsent('secret', randomBytes(32).toString('base64url'));
 }
 
-/** The composition root: builds store and server from the configuration and starts listening. */
-export async function startApp(config: AppConfig, clock: Clock = systemClock): Promise<RunningApp> {
+/**
+ * The composition root: builds store, queue, data plane and server from the configuration, starts them
+ * in order, and returns a handle that stops them in the reverse order.
+ */
+export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
+  const clock = options.clock ?? systemClock;
   const store = await openStore(config.database);
+  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+  };
   try {
     const secret = await resolveSecret(config, store);
-    const changes: ConfigChangeListener = { zoneChanged: () => {} };
-    const jobs: JobLifecycle = { beforeEnable: async () => {}, afterDisable: async () => {} };
-    const server = buildServer({ config, store, clock, secret, changes, jobs });
+    // The queue opens before the server whose logger reports its background errors.
+    const logRef: { current?: FastifyInstance['log'] } = {};
+    const logError = (error: unknown) => logRef.current?.error({ err: error }, 'The queue reported an error.');
+    const queue = await openQueue(config.queue, { replayWindowMs: config.replayWindowMs, clock, onError: logError });
+    closers.push(() => queue.close());
+
+    const counters = new CounterRegistry(store, clock, `${os.hostname()}:${config.port}:${config.dataDir}`);
+    const snapshots = new ZoneSnapshots(store);
+    const ingestor = new Ingestor(queue, snapshots);
+    let accepting = true;
+
+    const supervisorRef: { current?: Supervisor } = {};
+    const zoneChanged = (zoneId: string) => {
+      snapshots.invalidate(zoneId);
+      void supervisorRef.current?.requestSync();
+    };
+
+    const jobs: JobLifecycle = {
+      async beforeEnable(job) {
+        // A job disabled because its destination kept failing resumes where it stopped; any other job
+        // exports events from the moment it is enabled (no backfill).
+        if (job.failingSince === null) await queue.resetConsumer(streamOf(job), consumerNameOf(job));
+      },
+      async afterDisable(job) {
+        // The job's runner must be gone before its consumer is: a late commit on a removed consumer fails.
+        await supervisorRef.current?.requestSync();
+        await queue.deleteConsumer(streamOf(job), consumerNameOf(job));
+        await store.setJobStatus(job.id, { failingSince: null });
+      },
+    };
+
+    const server = buildServer({
+      config,
+      store,
+      clock,
+      secret,
+      changes: { zoneChanged },
+      jobs,
+      dashboardDir,
+      dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
+    });
+    const log = server.log;
+    logRef.current = log;
+    const supervisor = new Supervisor({
+      queue,
+      store,
+      clock,
+      log,
+      counters,
+      filterLimits: { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes },
+      destinations: { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock },
+      gzipLevel: config.gzipLevel,
+      disableAfterMs: config.disableFailingJobsAfterMs,
+      retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
+      onJobDisabled: (job) => zoneChanged(job.zoneId),
+    });
+    supervisorRef.current = supervisor;
+    await supervisor.start();
+
+    const watcher = new ConfigWatcher(store, zoneChanged, log, options.configPollMs ?? 1000);
+    await watcher.start();
+    const flushTimer = setInterval(() => {
+      counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters; will try again.'));
+    }, options.countersFlushMs ?? 5000);
+    flushTimer.unref();
+
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    let stopped = false;
+    let stopping: Promise<void> | undefined;
     return {
-      server,
+      server: server,
       store,
+      queue,
+      supervisor,
+      counters,
       url: `http://${host}:${port}`,
-      async stop() {
-        if (stopped) return;
-        stopped = true;
-        await server.close();
-        await store.close();
+      stop() {
+        stopping ??= (async () => {
+          accepting = false;
+          await watcher.stop();
+          await supervisor.stop(clock.now() + config.shutdownTimeoutMs);
+          clearInterval(flushTimer);
+          await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
+          await server.close();
+          await closeAll();
+        })();
+        return stopping;
       },
     };
   } catch (error) {
-    await store.close();
+    await closeAll();
     throw error;
   }
 }

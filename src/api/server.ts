@@ -2,12 +2,17 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import type { AppConfig } from '../config/config.ts';
 import { appError, AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
+import type { CounterRegistry } from '../pipeline/counter-registry.ts';
+import type { Ingestor } from '../pipeline/ingest.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import { authenticate, authorizeZone, type Access, type Principal } from './auth.ts';
 import { handleError } from './error-handler.ts';
 import { pathId } from './request-input.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
+import { ingestRoutes } from './routes/ingest.ts';
+import { metricsRoutes } from './routes/metrics.ts';
+import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
@@ -41,6 +46,16 @@ export interface JobLifecycle {
   afterDisable(job: Job): Promise<void>;
 }
 
+/** The data plane as the API sees it: ingest, back-pressure, and the job counters. */
+export interface DataPlaneApi {
+  readonly ingestor: Ingestor;
+  readonly counters: CounterRegistry;
+  /** Queued bytes not yet delivered by every job. */
+  pendingBytes(): number;
+  /** False once the node is stopping: ingest answers 503. */
+  accepting(): boolean;
+}
+
 /** What the API needs from the rest of the service. */
 export interface ApiDeps {
   readonly config: AppConfig;
@@ -50,6 +65,7 @@ export interface ApiDeps {
   readonly secret: string;
   readonly changes: ConfigChangeListener;
   readonly jobs: JobLifecycle;
+  readonly dataPlane: DataPlaneApi;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
 }
@@ -124,6 +140,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
                 ownershipRoutes(logs, deps);
                 validateRoutes(logs, deps);
                 datasetRoutes(logs);
+                statsRoutes(logs, deps);
               },
               { prefix: `/${word}` },
             );
@@ -134,6 +151,8 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     },
     { prefix: '/client/v4' },
   );
+  void app.register(async (ingest) => ingestRoutes(ingest, deps));
+  metricsRoutes(app, deps);
   dashboardRoutes(app, deps.dashboardDir);
   return app;
 }

@@ -156,7 +156,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     apiBodyLimitBytes: size(raw, 'LOGEXPORT_API_BODY_LIMIT', 1024 * 1024, 1024),
     ingestBodyLimitBytes: size(raw, 'LOGEXPORT_INGEST_BODY_LIMIT', 64 * 1024 * 1024, 1024),
     gzipLevel: integer(raw, 'LOGEXPORT_GZIP_LEVEL', 6, 1, 9),
-    replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 3_600_000, 0),
+    replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 600_000, 0),
     disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
     workers: integer(raw, 'LOGEXPORT_WORKERS', 0, 0, 64),

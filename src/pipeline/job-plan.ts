@@ -7,7 +7,7 @@ import type { ErrorDetail } from '../core/app-error.ts';
 import { err, ok, type Result } from '../core/result.ts';
 import { findDataset, type Dataset } from '../domain/datasets/http-requests.ts';
 import { compileFilter, type FilterPredicate } from '../domain/filters/compile-filter.ts';
-import { parseFilter, type FilterLimits } from '../domain/filters/parse-filter.ts';
+import { parseFilter, type FilterLimits, type FilterProblem } from '../domain/filters/parse-filter.ts';
 import { parseDestinationConf, type DestinationSpec } from '../domain/jobs/destination-conf.ts';
 import { hasFieldNames, parseLogpullOptions, parseOutputOptions, resolveOutputPlan, type OutputPlan } from '../domain/jobs/output-options.ts';
 import type { JobSettings } from '../store/store.ts';
@@ -36,6 +36,15 @@ export interface JobPlan {
   readonly batch: BatchLimits;
 }
 
+/**
+ * A filter problem as a job problem: the error's pointer is `/filter` (the string in the body), so the
+ * message carries the pointer inside the filter document — `filter /where/and/1: …`, or `filter: …` when
+ * the whole document is at fault (the problem's message already starts that way).
+ */
+function filterMessage(problem: FilterProblem): string {
+  return problem.pointer === '' ? problem.message : `filter ${problem.message}`;
+}
+
 /** Compiles a job's settings; every problem points into the job body. */
 export function compileJobPlan(job: JobSettings, filterLimits: FilterLimits): Result<JobPlan, ErrorDetail[]> {
   const problems: ErrorDetail[] = [];
@@ -43,7 +52,7 @@ export function compileJobPlan(job: JobSettings, filterLimits: FilterLimits): Re
   if (dataset === undefined) return err([{ message: `dataset ${job.dataset} is not served`, pointer: '/dataset' }]);
 
   const filter = parseFilter(job.filter, dataset, filterLimits);
-  if (!filter.ok) problems.push({ message: `filter ${filter.error.message}`, pointer: '/filter' });
+  if (!filter.ok) problems.push({ message: filterMessage(filter.error), pointer: '/filter' });
 
   let outputOptions: unknown = null;
   if (job.outputOptions !== null) {

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createToken, createUser, createZone } from '../../src/accounts/accounts.ts';
-import { startApp, type RunningApp } from '../../src/app.ts';
+import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { toConfig, type AppConfig } from '../../src/config/config.ts';
 import type { RawEnv } from '../../src/config/env.ts';
-import { systemClock, type Clock } from '../../src/core/clock.ts';
+import { systemClock } from '../../src/core/clock.ts';
 import type { Permission } from '../../src/store/store.ts';
 
 /** Credentials to call the API with. */
@@ -47,10 +47,11 @@ function authHeaders(auth: Credentials | undefined): Record<string, string> {
 }
 
 /** Starts a node with embedded defaults in a fresh temp directory; `env` overrides settings. */
-export async function startTestApp(env: RawEnv = {}, clock: Clock = systemClock): Promise<TestApp> {
+export async function startTestApp(env: RawEnv = {}, options: AppOptions = {}): Promise<TestApp> {
+  const clock = options.clock ?? systemClock;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-test-'));
   const config = toConfig({ LOGEXPORT_PORT: '0', LOGEXPORT_DATA_DIR: dataDir, LOGEXPORT_LOG_LEVEL: 'silent', ...env });
-  const app = await startApp(config, clock);
+  const app = await startApp(config, options);
   const baseUrl = `${app.url}/client/v4`;
   let defaultAuth: Credentials | undefined;
   const testApp: TestApp = {

@@ -35,7 +35,7 @@ export function jobView(job: Job) {
 
 /** A job id from the path: a positive integer. */
 export function jobIdOf(value: string | undefined): number {
-  if (value === undefined || !/^[1-9]\d{0,15}$/.test(value)) {
+  if (value === undefined || !/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw appError('invalidIdentifier', `Could not route to the job "${value ?? ''}", perhaps your object identifier is invalid? Job ids are positive integers.`);
   }
   return Number(value);
@@ -49,7 +49,12 @@ function invalid(problems: readonly ErrorDetail[]): AppError {
 export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const filterLimits = { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes };
 
-  /** Refuses a destination the server may not use, or whose ownership is not proven. */
+  /**
+   * Refuses a destination the server may not use, or whose ownership is not proven. A destination that
+   * needs no challenge proves itself instead with a test write (HTTP: the gzip test body; S3 with keys
+   * and R2: a probe object, written and removed), so a typo in a URL, a bucket or a key fails now, not
+   * at the first delivery.
+   */
   async function checkDestination(zoneId: string, conf: string, spec: DestinationSpec, challenge: string | undefined): Promise<void> {
     const address = await checkDestinationAddress(spec, deps.config.allowPrivateDestinations);
     if (address !== undefined) throw invalid([address]);
@@ -59,17 +64,21 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
       }
       const verdict = verifyOwnershipToken({ secret: deps.secret, zoneId, destinationConf: conf, token: challenge, nowMs: deps.clock.now() });
       if (!verdict.valid) throw invalid([{ message: ownershipFailureMessage(verdict.reason), pointer: '/ownership_challenge' }]);
-    } else if (spec.kind === 'http') {
-      const destination = createDestination(spec, { exportRoot: deps.config.exportRoot, allowPrivate: deps.config.allowPrivateDestinations, timeoutMs: deps.config.deliveryTimeoutMs });
-      try {
-        const outcome = await destination.validate();
-        if (outcome.kind !== 'delivered') {
-          throw invalid([{ message: `error validating destination: ${outcome.reason}`, pointer: '/destination_conf' }]);
-        }
-      } finally {
-        await destination.close();
-      }
+      return;
     }
+    const destination = createDestination(spec, { exportRoot: deps.config.exportRoot, allowPrivate: deps.config.allowPrivateDestinations, timeoutMs: deps.config.deliveryTimeoutMs });
+    try {
+      const outcome = await destination.validate();
+      if (outcome.kind !== 'delivered') {
+        throw invalid([{ message: `error validating destination: ${outcome.reason}`, pointer: '/destination_conf' }]);
+      }
+    } finally {
+      await destination.close();
+    }
+  }
+
+  function jobLimitReached(dataset: string): AppError {
+    return new AppError('jobLimitReached', `creating a new job (for ${dataset} dataset) is not allowed: exceeded max jobs allowed`);
   }
 
   function compile(settings: JobSettings) {
@@ -106,13 +115,14 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
       ...input.value.settings,
     } as JobSettings;
     const plan = compile(full);
+    // Checked before the destination is contacted, so a zone at its limit causes no test upload; the
+    // transaction below checks again, so two concurrent creates cannot both pass.
+    if ((await deps.store.listJobs(zone.id)).length >= deps.config.maxJobsPerZone) throw jobLimitReached(full.dataset);
     await checkDestination(zone.id, full.destinationConf, plan.destination, input.value.ownershipChallenge);
     const now = new Date(deps.clock.now()).toISOString();
     const job = await deps.store.transaction(async (tx) => {
       const created = await tx.createJob(zone.id, full, now, deps.config.maxJobsPerZone);
-      if (created === undefined) {
-        throw new AppError('jobLimitReached', `creating a new job (for ${full.dataset} dataset) is not allowed: exceeded max jobs allowed (${deps.config.maxJobsPerZone} per zone)`);
-      }
+      if (created === undefined) throw jobLimitReached(full.dataset);
       if (created.enabled) await deps.jobs.beforeEnable(created);
       return created;
     });

@@ -3,6 +3,7 @@ import { newId } from '../../accounts/credentials.ts';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { formatMicros } from '../../core/clock.ts';
 import { checkCustomFieldLimit, parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
+import { customFieldsPhase } from '../../domain/rulesets/phase.ts';
 import {
   parsePosition,
   placeRule,
@@ -15,8 +16,6 @@ import { page, success } from '../envelope.ts';
 import { bodyObject, dryRunOf, pathId, rejectUnknownKeys } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../server.ts';
 
-/** The one phase logexport serves. */
-export const customFieldsPhase = 'http_log_custom_fields';
 
 const maxRulesPerRequest = 100;
 const maxNameLength = 256;

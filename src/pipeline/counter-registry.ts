@@ -1,0 +1,88 @@
+import type { Clock } from '../core/clock.ts';
+import type { Store } from '../store/store.ts';
+import {
+  addCounterValues,
+  emptyCounterValues,
+  JobCounters,
+  mergeSeries,
+  type StoredCounters,
+} from './job-counters.ts';
+
+function parseStored(text: string): StoredCounters | undefined {
+  try {
+    const value = JSON.parse(text) as StoredCounters;
+    return typeof value === 'object' && value !== null && typeof value.counters === 'object' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The counters of this node's jobs: handed to runners, written to the store every few seconds (one row
+ * per job and node), and summed with the other nodes' rows when the API asks.
+ */
+export class CounterRegistry {
+  private readonly jobs = new Map<number, JobCounters>();
+  private readonly store: Store;
+  private readonly clock: Clock;
+  readonly nodeId: string;
+
+  constructor(store: Store, clock: Clock, nodeId: string) {
+    this.store = store;
+    this.clock = clock;
+    this.nodeId = nodeId;
+  }
+
+  /** The live counters of a job on this node, continuing from what this node stored before a restart. */
+  async forJob(jobId: number): Promise<JobCounters> {
+    const existing = this.jobs.get(jobId);
+    if (existing !== undefined) return existing;
+    const rows = await this.store.listJobCounters(jobId);
+    const own = rows.find((r) => r.node === this.nodeId);
+    const counters = this.jobs.get(jobId) ?? new JobCounters(own === undefined ? undefined : parseStored(own.counters));
+    this.jobs.set(jobId, counters);
+    return counters;
+  }
+
+  /** Forgets a deleted job. */
+  forget(jobId: number): void {
+    this.jobs.delete(jobId);
+  }
+
+  /** Writes every changed job's counters to the store. */
+  async flush(): Promise<void> {
+    const now = this.clock.now();
+    for (const [jobId, counters] of this.jobs) {
+      if (!counters.dirty) continue;
+      counters.dirty = false;
+      await this.store.putJobCounters({
+        jobId,
+        node: this.nodeId,
+        counters: JSON.stringify(counters.snapshot(now)),
+        updatedAt: new Date(now).toISOString(),
+      });
+    }
+  }
+
+  /** The job's counters summed over every node: this node's live values and the others' stored rows. */
+  async total(jobId: number): Promise<StoredCounters> {
+    const now = this.clock.now();
+    const rows = await this.store.listJobCounters(jobId);
+    const parts: StoredCounters[] = [];
+    for (const row of rows) {
+      if (row.node === this.nodeId && this.jobs.has(jobId)) continue;
+      const stored = parseStored(row.counters);
+      if (stored !== undefined) parts.push(stored);
+    }
+    const live = this.jobs.get(jobId);
+    if (live !== undefined) parts.push(live.snapshot(now));
+    const counters = emptyCounterValues();
+    for (const part of parts) addCounterValues(counters, part.counters);
+    return { counters, series: mergeSeries(parts.map((p) => p.series), now) };
+  }
+
+  /** This node's live counters, for /metrics. */
+  live(): ReadonlyMap<number, JobCounters> {
+    return this.jobs;
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * Runs one enabled job: fetch chunks from the job's queue consumer → per record filter → sample →
+ * format → batch → gzip → record the batch as in flight → deliver (retrying) → commit. After a crash the
+ * recorded batch is re-sent first, exactly, under the same object name, so a batch that was delivered but
+ * not committed overwrites itself instead of landing twice.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { Clock } from '../core/clock.ts';
+import type { EventRecord } from '../domain/datasets/event-record.ts';
+import { createDestination, type DestinationDeps } from '../destinations/create-destination.ts';
+import type { Destination, FailedOutcome } from '../destinations/destination.ts';
+import { objectKey } from '../destinations/object-key.ts';
+import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
+import type { Job, Store } from '../store/store.ts';
+import { Batcher, batchText } from './batcher.ts';
+import { deliverWithRetry, type RetryPolicy } from './delivery.ts';
+import type { JobCounters } from './job-counters.ts';
+import type { JobPlan } from './job-plan.ts';
+
+const gzip = promisify(zlib.gzip);
+
+/** The log lines a runner writes (a pino logger fits). */
+export interface Logger {
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+/** What a runner needs from the node. */
+export interface RunnerDeps {
+  readonly queue: EventQueue;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly counters: JobCounters;
+  readonly destinations: DestinationDeps;
+  readonly gzipLevel: number;
+  readonly disableAfterMs: number;
+  readonly retryPolicy: RetryPolicy;
+  /** Told when the runner disabled its job because it failed for too long. */
+  readonly onDisabled: (job: Job) => void;
+}
+
+/** How a runner stops: `abort` leaves open work queued (it is re-read by the next runner); `drain` delivers it first. */
+export type StopMode = 'abort' | 'drain';
+
+/** The stream a job reads. */
+export function streamOf(job: Pick<Job, 'zoneId' | 'dataset'>): StreamKey {
+  return { zoneId: job.zoneId, dataset: job.dataset };
+}
+
+/** The queue consumer a job owns. */
+export function consumerNameOf(job: Pick<Job, 'id'>): string {
+  return `job-${job.id}`;
+}
+
+const fetchLimits = { maxChunks: 64, maxBytes: 16 * 1024 * 1024 };
+const idleWaitMs = 1000;
+const heartbeatEveryMs = 10_000;
+
+export class JobRunner {
+  readonly job: Job;
+  private readonly plan: JobPlan;
+  private readonly deps: RunnerDeps;
+  private readonly batcher: Batcher;
+  private readonly stopSignal = new AbortController();
+  /** Aborts deliveries and waits; fired at once on abort, at the deadline on drain. */
+  private readonly deliverySignal = new AbortController();
+  private stopMode: StopMode | undefined;
+  private running: Promise<void> | undefined;
+  private failingSince: number | undefined;
+  private lastHeartbeat = 0;
+
+  constructor(job: Job, plan: JobPlan, deps: RunnerDeps) {
+    this.job = job;
+    this.plan = plan;
+    this.deps = deps;
+    this.batcher = new Batcher(plan.batch, plan.formatter);
+    this.failingSince = job.failingSince === null ? undefined : Date.parse(job.failingSince);
+  }
+
+  start(): void {
+    this.running ??= this.run().catch((error: unknown) => {
+      this.deps.log.error({ err: error, jobId: this.job.id }, `The runner of job ${this.job.id} stopped on an unexpected error.`);
+    });
+  }
+
+  /** Stops the runner; with `drain`, delivers what it holds until `deadlineMs` (ms since the epoch). */
+  async stop(mode: StopMode, deadlineMs?: number): Promise<void> {
+    this.stopMode ??= mode;
+    this.stopSignal.abort();
+    let timer: NodeJS.Timeout | undefined;
+    if (mode === 'abort') this.deliverySignal.abort();
+    else if (deadlineMs !== undefined) timer = setTimeout(() => this.deliverySignal.abort(), Math.max(0, deadlineMs - this.deps.clock.now()));
+    try {
+      await this.running;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  private async run(): Promise<void> {
+    const stream = streamOf(this.job);
+    const consumer = await this.openConsumer(stream);
+    const destination = createDestination(this.plan.destination, this.deps.destinations);
+    try {
+      const inflight = await consumer.loadInflight();
+      if (inflight !== undefined && !(await this.resend(consumer, destination, inflight))) return;
+      while (!this.stopSignal.signal.aborted) {
+        const deadline = this.batcher.deadline();
+        const waitMs = deadline === undefined ? idleWaitMs : Math.max(0, deadline - this.deps.clock.now());
+        const chunks = await consumer.fetch({ ...fetchLimits, maxWaitMs: waitMs, signal: this.stopSignal.signal });
+        for (const chunk of chunks) {
+          if (!(await this.consumeChunk(consumer, destination, chunk))) return;
+        }
+        if (this.batcher.shouldClose(this.deps.clock.now()) && !(await this.flush(consumer, destination))) return;
+        await this.heartbeat(consumer);
+      }
+      if (this.stopMode === 'drain' && !this.batcher.isEmpty()) await this.flush(consumer, destination);
+    } finally {
+      await consumer.close();
+      await destination.close();
+    }
+  }
+
+  private async openConsumer(stream: StreamKey): Promise<QueueConsumer> {
+    try {
+      return await this.deps.queue.openConsumer(stream, consumerNameOf(this.job));
+    } catch {
+      // A job enabled before its consumer existed (or whose consumer was removed) starts at the stream's end.
+      await this.deps.queue.resetConsumer(stream, consumerNameOf(this.job));
+      return this.deps.queue.openConsumer(stream, consumerNameOf(this.job));
+    }
+  }
+
+  private async heartbeat(consumer: QueueConsumer): Promise<void> {
+    const now = this.deps.clock.now();
+    if (now - this.lastHeartbeat < heartbeatEveryMs) return;
+    this.lastHeartbeat = now;
+    await consumer.heartbeat();
+  }
+
+  /** The formatted record, or undefined when the filter or sampler drops it (counted). */
+  private formatRecord(line: string): string | undefined {
+    const counters = this.deps.counters;
+    counters.count('received');
+    let record: EventRecord;
+    try {
+      record = JSON.parse(line) as EventRecord;
+    } catch {
+      counters.drop('unreadable');
+      return undefined;
+    }
+    if (!this.plan.predicate(record)) {
+      counters.count('filtered_out');
+      return undefined;
+    }
+    if (!this.plan.sampler(record)) {
+      counters.count('sampled_out');
+      return undefined;
+    }
+    return this.plan.formatter.format(record);
+  }
+
+  /** Feeds a chunk's records to the batcher, delivering every batch that fills up; false when stopped. */
+  private async consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
+    const lines = recordLines(chunk);
+    for (let index = chunk.firstRecord; index < chunk.count; index++) {
+      const line = this.formatRecord(lines[index] ?? '');
+      if (this.batcher.wouldOverflow(line) && !(await this.flush(consumer, destination))) return false;
+      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, line, this.deps.clock.now());
+      if (this.batcher.shouldClose(this.deps.clock.now()) && !(await this.flush(consumer, destination))) return false;
+    }
+    return true;
+  }
+
+  /** Closes the open batch and delivers it; false when the runner stopped before it was delivered. */
+  private async flush(consumer: QueueConsumer, destination: Destination): Promise<boolean> {
+    const batch = this.batcher.take();
+    if (batch.records === 0) {
+      // Everything was filtered or sampled out: nothing to send, but the range is done.
+      await consumer.commit(batch.range);
+      return true;
+    }
+    await consumer.saveInflight(batch.range);
+    return this.deliver(consumer, destination, batch.range, batch.text, batch.records);
+  }
+
+  /** Re-sends exactly the recorded batch after a restart. */
+  private async resend(consumer: QueueConsumer, destination: Destination, inflight: InflightBatch): Promise<boolean> {
+    const chunks = await consumer.readChunks([...new Set(inflight.segments.map((s) => s.seq))]);
+    const bySeq = new Map(chunks.map((c) => [c.seq, c] as const));
+    const records: string[] = [];
+    for (const segment of inflight.segments) {
+      const chunk = bySeq.get(segment.seq);
+      if (chunk === undefined) {
+        this.deps.counters.drop('missing_from_queue', segment.to - segment.from);
+        continue;
+      }
+      const lines = recordLines(chunk);
+      for (let index = segment.from; index < segment.to; index++) {
+        const line = this.formatRecord(lines[index] ?? '');
+        if (line !== undefined) records.push(line);
+      }
+    }
+    this.deps.log.info({ jobId: this.job.id, range: inflight.rangeId }, `Job ${this.job.id} re-sends the batch that was in flight when it last stopped.`);
+    if (records.length === 0) {
+      await consumer.commit(inflight);
+      return true;
+    }
+    return this.deliver(consumer, destination, inflight, batchText(this.plan.formatter, records), records.length);
+  }
+
+  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, text: string, records: number): Promise<boolean> {
+    const body = await gzip(text, { level: this.deps.gzipLevel });
+    const key = objectKey({
+      pathTemplate: 'path' in this.plan.destination ? this.plan.destination.path : '',
+      jobId: this.job.id,
+      rangeId: range.rangeId,
+      firstAppendMs: range.firstAppendMs,
+      lastAppendMs: range.lastAppendMs,
+    });
+    const result = await deliverWithRetry(
+      () => destination.send({ jobId: this.job.id, objectKey: key, body, contentType: this.plan.contentType, records }),
+      {
+        policy: this.deps.retryPolicy,
+        signal: this.deliverySignal.signal,
+        onFailure: (outcome, attempt) => this.recordFailure(consumer, outcome, attempt),
+      },
+    );
+    if (result === 'aborted') return false;
+    await consumer.commit(range);
+    const now = this.deps.clock.now();
+    this.deps.counters.delivered(records, body.length, now);
+    this.failingSince = undefined;
+    await this.deps.store.setJobStatus(this.job.id, {
+      lastComplete: new Date(range.lastAppendMs).toISOString(),
+      lastError: null,
+      errorMessage: null,
+      failingSince: null,
+    });
+    return true;
+  }
+
+  private async recordFailure(consumer: QueueConsumer, outcome: FailedOutcome, attempt: number): Promise<void> {
+    // While a batch is retried its chunks stay handed out to this runner; keep them so.
+    await consumer.heartbeat();
+    const now = this.deps.clock.now();
+    this.deps.counters.count('failures');
+    if (attempt > 1) this.deps.counters.count('retries');
+    this.failingSince ??= now;
+    const disable = now - this.failingSince >= this.deps.disableAfterMs;
+    await this.deps.store.setJobStatus(this.job.id, {
+      lastError: new Date(now).toISOString(),
+      errorMessage: outcome.reason,
+      failingSince: new Date(this.failingSince).toISOString(),
+      ...(disable ? { enabled: false } : {}),
+    });
+    if (attempt === 1 || attempt % 10 === 0) {
+      this.deps.log.warn({ jobId: this.job.id, attempt, reason: outcome.reason }, `Job ${this.job.id} could not deliver a batch (attempt ${attempt}): ${outcome.reason}`);
+    }
+    if (disable) {
+      this.deps.log.error({ jobId: this.job.id }, `Job ${this.job.id} has not delivered for ${Math.round(this.deps.disableAfterMs / 60_000)} minutes and is now disabled; its undelivered events stay queued until it is enabled again.`);
+      this.deliverySignal.abort();
+      this.stopSignal.abort();
+      this.deps.onDisabled(this.job);
+    }
+  }
+}
+
+/** The records of a chunk: its payload split into lines (the payload ends in "\n"). */
+function recordLines(chunk: QueueChunk): string[] {
+  return Buffer.from(chunk.payload.buffer, chunk.payload.byteOffset, chunk.payload.byteLength).toString('utf8').split('\n');
+}
+
