@@ -9,6 +9,7 @@ import { ConfigWatcher } from './pipeline/config-watcher.ts';
 import { CounterRegistry } from './pipeline/counter-registry.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './pipeline/delivery.ts';
 import { Ingestor } from './pipeline/ingest.ts';
+import { IngestWorkers } from './pipeline/ingest-workers.ts';
 import { consumerNameOf, streamOf } from './pipeline/job-runner.ts';
 import { Supervisor } from './pipeline/supervisor.ts';
 import { ZoneSnapshots } from './pipeline/zone-snapshots.ts';
@@ -67,8 +68,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     closers.push(() => queue.close());
 
     const counters = new CounterRegistry(store, clock, `${os.hostname()}:${config.port}:${config.dataDir}`);
-    const snapshots = new ZoneSnapshots(store);
-    const ingestor = new Ingestor(queue, snapshots);
+    const filterLimits = { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes };
+    const snapshots = new ZoneSnapshots(store, filterLimits);
+    const workers = new IngestWorkers(config.workers);
+    closers.push(() => workers.close());
+    const ingestor = new Ingestor(queue, snapshots, workers);
     let accepting = true;
 
     const supervisorRef: { current?: Supervisor } = {};
@@ -109,7 +113,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       clock,
       log,
       counters,
-      filterLimits: { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes },
+      filterLimits,
       destinations: { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock },
       gzipLevel: config.gzipLevel,
       disableAfterMs: config.disableFailingJobsAfterMs,

@@ -1,7 +1,7 @@
 /**
- * Collects formatted records into a batch and remembers exactly which queue records the batch consumed
- * (kept or not), so the batch can be recorded before sending, re-sent exactly after a crash, and
- * committed. A batch closes on the first of: its byte limit (uncompressed), its record limit, or its
+ * Collects formatted records (bytes prepared at ingest) into a batch and remembers exactly which queue
+ * records the batch consumed (kept or not), so the batch can be recorded before sending, re-sent exactly
+ * after a crash, and committed. A batch closes on the first of: its byte limit (uncompressed), its record limit, or its
  * interval since the first record arrived.
  */
 import type { BatchSegment, InflightBatch } from '../queue/queue.ts';
@@ -9,32 +9,49 @@ import { rangeIdOf } from '../queue/range-id.ts';
 import type { BatchLimits } from './job-plan.ts';
 import type { RecordFormatter } from './stages/format.ts';
 
-/** A closed batch: its text (prefix, records, suffix), what it holds, and the queue range it consumed. */
+/** A closed batch: its bytes (prefix, records, suffix), what it holds, and the queue range it consumed. */
 export interface ClosedBatch {
-  readonly text: string;
+  readonly body: Buffer;
   readonly records: number;
   readonly bytes: number;
   readonly range: InflightBatch;
 }
 
-/** Joins records into a batch body with the formatter's prefix, delimiter and suffix. */
-export function batchText(formatter: RecordFormatter, records: readonly string[]): string {
-  return formatter.batchPrefix + records.join(formatter.recordDelimiter) + formatter.batchSuffix;
+/** The framing of a batch: what goes before, between and after its records. */
+export interface BatchFraming {
+  readonly prefix: Buffer;
+  readonly delimiter: Buffer;
+  readonly suffix: Buffer;
+}
+
+export function batchFraming(formatter: RecordFormatter): BatchFraming {
+  return { prefix: Buffer.from(formatter.batchPrefix), delimiter: Buffer.from(formatter.recordDelimiter), suffix: Buffer.from(formatter.batchSuffix) };
+}
+
+/** Joins formatted records into a batch body with the framing's prefix, delimiters and suffix. */
+export function batchBody(framing: BatchFraming, records: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [framing.prefix];
+  records.forEach((record, i) => {
+    if (i > 0 && framing.delimiter.length > 0) parts.push(framing.delimiter);
+    parts.push(record);
+  });
+  parts.push(framing.suffix);
+  return Buffer.concat(parts);
 }
 
 export class Batcher {
   private readonly limits: BatchLimits;
-  private readonly formatter: RecordFormatter;
-  private records: string[] = [];
+  private readonly framing: BatchFraming;
+  private records: Buffer[] = [];
   private bytes = 0;
   private segments: BatchSegment[] = [];
   private firstAppendMs = 0;
   private lastAppendMs = 0;
   private openedAtMs: number | undefined;
 
-  constructor(limits: BatchLimits, formatter: RecordFormatter) {
+  constructor(limits: BatchLimits, framing: BatchFraming) {
     this.limits = limits;
-    this.formatter = formatter;
+    this.framing = framing;
   }
 
   /** True when nothing was consumed since the last take. */
@@ -48,16 +65,16 @@ export class Batcher {
   }
 
   /** Whether adding a record of this size must close the open batch first. */
-  wouldOverflow(line: string | undefined): boolean {
-    if (line === undefined || this.records.length === 0) return false;
-    return this.bytes + Buffer.byteLength(line) + this.formatter.recordDelimiter.length > this.limits.maxBytes;
+  wouldOverflow(record: Buffer | undefined): boolean {
+    if (record === undefined || this.records.length === 0) return false;
+    return this.bytes + this.framing.delimiter.length + record.length > this.limits.maxBytes;
   }
 
   /**
-   * Consumes queue record `index` of chunk `seq`; `line` is its formatted text, or undefined when the
+   * Consumes queue record `index` of chunk `seq`; `record` is its formatted bytes, or undefined when the
    * record was filtered or sampled out (it is still part of the range the batch commits).
    */
-  consume(seq: number, index: number, appendedAtMs: number, line: string | undefined, nowMs: number): void {
+  consume(seq: number, index: number, appendedAtMs: number, record: Buffer | undefined, nowMs: number): void {
     const last = this.segments[this.segments.length - 1];
     if (last !== undefined && last.seq === seq && last.to === index) {
       this.segments[this.segments.length - 1] = { seq, from: last.from, to: index + 1 };
@@ -69,9 +86,9 @@ export class Batcher {
       this.firstAppendMs = appendedAtMs;
     }
     this.lastAppendMs = appendedAtMs;
-    if (line !== undefined) {
-      this.bytes += Buffer.byteLength(line) + (this.records.length > 0 ? this.formatter.recordDelimiter.length : 0);
-      this.records.push(line);
+    if (record !== undefined) {
+      this.bytes += record.length + (this.records.length > 0 ? this.framing.delimiter.length : 0);
+      this.records.push(record);
     }
   }
 
@@ -86,7 +103,7 @@ export class Batcher {
   take(): ClosedBatch {
     const segments = this.segments;
     const batch: ClosedBatch = {
-      text: this.records.length === 0 ? '' : batchText(this.formatter, this.records),
+      body: this.records.length === 0 ? Buffer.alloc(0) : batchBody(this.framing, this.records),
       records: this.records.length,
       bytes: this.bytes,
       range: { rangeId: rangeIdOf(segments), segments, firstAppendMs: this.firstAppendMs, lastAppendMs: this.lastAppendMs },

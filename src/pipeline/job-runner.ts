@@ -1,19 +1,20 @@
 /**
- * Runs one enabled job: fetch chunks from the job's queue consumer → per record filter → sample →
- * format → batch → gzip → record the batch as in flight → deliver (retrying) → commit. After a crash the
- * recorded batch is re-sent first, exactly, under the same object name, so a batch that was delivered but
- * not committed overwrites itself instead of landing twice.
+ * Runs one enabled job: fetch chunks from the job's queue consumer → take this job's prepared records
+ * (ingest already ran the job's filter, sampler and formatter; chunk-format.ts) → batch → gzip → record the
+ * batch as in flight → deliver (retrying) → commit. After a crash the recorded batch is re-sent first,
+ * exactly, under the same object name, so a batch that was delivered but not committed overwrites itself
+ * instead of landing twice.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Clock } from '../core/clock.ts';
-import type { EventRecord } from '../domain/datasets/event-record.ts';
 import { createDestination, type DestinationDeps } from '../destinations/create-destination.ts';
 import type { Destination, FailedOutcome } from '../destinations/destination.ts';
 import { objectKey } from '../destinations/object-key.ts';
 import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
 import type { Job, Store } from '../store/store.ts';
-import { Batcher, batchText } from './batcher.ts';
+import { Batcher, batchBody, batchFraming, type BatchFraming } from './batcher.ts';
+import { chunkSection, eventStatus } from './chunk-format.ts';
 import { deliverWithRetry, type RetryPolicy } from './delivery.ts';
 import type { JobCounters } from './job-counters.ts';
 import type { JobPlan } from './job-plan.ts';
@@ -63,6 +64,7 @@ export class JobRunner {
   readonly job: Job;
   private readonly plan: JobPlan;
   private readonly deps: RunnerDeps;
+  private readonly framing: BatchFraming;
   private readonly batcher: Batcher;
   private readonly stopSignal = new AbortController();
   /** Aborts deliveries and waits; fired at once on abort, at the deadline on drain. */
@@ -76,7 +78,8 @@ export class JobRunner {
     this.job = job;
     this.plan = plan;
     this.deps = deps;
-    this.batcher = new Batcher(plan.batch, plan.formatter);
+    this.framing = batchFraming(plan.formatter);
+    this.batcher = new Batcher(plan.batch, this.framing);
     this.failingSince = job.failingSince === null ? undefined : Date.parse(job.failingSince);
   }
 
@@ -117,11 +120,26 @@ export class JobRunner {
         if (this.batcher.shouldClose(this.deps.clock.now()) && !(await this.flush(consumer, destination))) return;
         await this.heartbeat(consumer);
       }
-      if (this.stopMode === 'drain' && !this.batcher.isEmpty()) await this.flush(consumer, destination);
+      if (this.stopMode === 'drain') await this.drain(consumer, destination);
     } finally {
       await consumer.close();
       await destination.close();
     }
+  }
+
+  /**
+   * At shutdown, delivers everything queued so far — chunks not fetched yet as well as the open batch —
+   * until the queue is empty or the deadline aborts a delivery.
+   */
+  private async drain(consumer: QueueConsumer, destination: Destination): Promise<void> {
+    for (;;) {
+      const chunks = await consumer.fetch({ ...fetchLimits, maxWaitMs: 0 });
+      if (chunks.length === 0) break;
+      for (const chunk of chunks) {
+        if (!(await this.consumeChunk(consumer, destination, chunk))) return;
+      }
+    }
+    if (!this.batcher.isEmpty()) await this.flush(consumer, destination);
   }
 
   private async openConsumer(stream: StreamKey): Promise<QueueConsumer> {
@@ -141,35 +159,37 @@ export class JobRunner {
     await consumer.heartbeat();
   }
 
-  /** The formatted record, or undefined when the filter or sampler drops it (counted). */
-  private formatRecord(line: string): string | undefined {
-    const counters = this.deps.counters;
-    counters.count('received');
-    let record: EventRecord;
+  /**
+   * This job's records of a chunk, as `record(index)`: the prepared bytes of a kept event, or undefined for
+   * an event the job's filter or sampler left out (counted), or that arrived before the job was enabled.
+   */
+  private recordsOf(chunk: QueueChunk): (index: number) => Buffer | undefined {
+    let section;
     try {
-      record = JSON.parse(line) as EventRecord;
+      section = chunkSection(chunk.payload, this.job.id);
     } catch {
-      counters.drop('unreadable');
-      return undefined;
+      this.deps.counters.drop('unreadable', chunk.count - chunk.firstRecord);
+      return () => undefined;
     }
-    if (!this.plan.predicate(record)) {
-      counters.count('filtered_out');
+    if (section === undefined) return () => undefined;
+    const counters = this.deps.counters;
+    const prepared = section;
+    return (index) => {
+      counters.count('received');
+      const status = prepared.status(index);
+      if (status === eventStatus.kept) return prepared.recordOf(index);
+      counters.count(status === eventStatus.sampledOut ? 'sampled_out' : 'filtered_out');
       return undefined;
-    }
-    if (!this.plan.sampler(record)) {
-      counters.count('sampled_out');
-      return undefined;
-    }
-    return this.plan.formatter.format(record);
+    };
   }
 
   /** Feeds a chunk's records to the batcher, delivering every batch that fills up; false when stopped. */
   private async consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
-    const lines = recordLines(chunk);
+    const recordOf = this.recordsOf(chunk);
     for (let index = chunk.firstRecord; index < chunk.count; index++) {
-      const line = this.formatRecord(lines[index] ?? '');
-      if (this.batcher.wouldOverflow(line) && !(await this.flush(consumer, destination))) return false;
-      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, line, this.deps.clock.now());
+      const record = recordOf(index);
+      if (this.batcher.wouldOverflow(record) && !(await this.flush(consumer, destination))) return false;
+      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, this.deps.clock.now());
       if (this.batcher.shouldClose(this.deps.clock.now()) && !(await this.flush(consumer, destination))) return false;
     }
     return true;
@@ -184,24 +204,24 @@ export class JobRunner {
       return true;
     }
     await consumer.saveInflight(batch.range);
-    return this.deliver(consumer, destination, batch.range, batch.text, batch.records);
+    return this.deliver(consumer, destination, batch.range, batch.body, batch.records);
   }
 
   /** Re-sends exactly the recorded batch after a restart. */
   private async resend(consumer: QueueConsumer, destination: Destination, inflight: InflightBatch): Promise<boolean> {
     const chunks = await consumer.readChunks([...new Set(inflight.segments.map((s) => s.seq))]);
     const bySeq = new Map(chunks.map((c) => [c.seq, c] as const));
-    const records: string[] = [];
+    const records: Buffer[] = [];
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
       if (chunk === undefined) {
         this.deps.counters.drop('missing_from_queue', segment.to - segment.from);
         continue;
       }
-      const lines = recordLines(chunk);
+      const recordOf = this.recordsOf(chunk);
       for (let index = segment.from; index < segment.to; index++) {
-        const line = this.formatRecord(lines[index] ?? '');
-        if (line !== undefined) records.push(line);
+        const record = recordOf(index);
+        if (record !== undefined) records.push(record);
       }
     }
     this.deps.log.info({ jobId: this.job.id, range: inflight.rangeId }, `Job ${this.job.id} re-sends the batch that was in flight when it last stopped.`);
@@ -209,10 +229,10 @@ export class JobRunner {
       await consumer.commit(inflight);
       return true;
     }
-    return this.deliver(consumer, destination, inflight, batchText(this.plan.formatter, records), records.length);
+    return this.deliver(consumer, destination, inflight, batchBody(this.framing, records), records.length);
   }
 
-  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, text: string, records: number): Promise<boolean> {
+  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, text: Buffer, records: number): Promise<boolean> {
     const body = await gzip(text, { level: this.deps.gzipLevel });
     const key = objectKey({
       pathTemplate: 'path' in this.plan.destination ? this.plan.destination.path : '',
@@ -221,8 +241,13 @@ export class JobRunner {
       firstAppendMs: range.firstAppendMs,
       lastAppendMs: range.lastAppendMs,
     });
+    let attempts = 0;
     const result = await deliverWithRetry(
-      () => destination.send({ jobId: this.job.id, objectKey: key, body, contentType: this.plan.contentType, records }),
+      () => {
+        // Every attempt after the first is a retry, the one that succeeds included.
+        if (++attempts > 1) this.deps.counters.count('retries');
+        return destination.send({ jobId: this.job.id, objectKey: key, body, contentType: this.plan.contentType, records });
+      },
       {
         policy: this.deps.retryPolicy,
         signal: this.deliverySignal.signal,
@@ -248,7 +273,6 @@ export class JobRunner {
     await consumer.heartbeat();
     const now = this.deps.clock.now();
     this.deps.counters.count('failures');
-    if (attempt > 1) this.deps.counters.count('retries');
     this.failingSince ??= now;
     const disable = now - this.failingSince >= this.deps.disableAfterMs;
     await this.deps.store.setJobStatus(this.job.id, {
@@ -268,9 +292,3 @@ export class JobRunner {
     }
   }
 }
-
-/** The records of a chunk: its payload split into lines (the payload ends in "\n"). */
-function recordLines(chunk: QueueChunk): string[] {
-  return Buffer.from(chunk.payload.buffer, chunk.payload.byteOffset, chunk.payload.byteLength).toString('utf8').split('\n');
-}
-

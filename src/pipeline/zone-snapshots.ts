@@ -1,50 +1,58 @@
 /**
- * What ingest needs to know about a zone, compiled once per configuration change: the custom-field
- * capture plan (from the zone's `http_log_custom_fields` entry point) and which datasets have an enabled
- * job (events of a dataset without one are acknowledged and counted as dropped, `no_job`).
+ * What ingest needs to know about a zone, loaded once per configuration change: the zone's custom-field
+ * rules and its enabled jobs per dataset, as the source of the plan ingest runs (ingest-task.ts). Events
+ * of a dataset with no enabled job are acknowledged and counted as dropped (`no_job`).
  */
-import type { RuleInput } from '../domain/rulesets/custom-fields.ts';
+import type { FilterLimits } from '../domain/filters/parse-filter.ts';
 import { customFieldsPhase } from '../domain/rulesets/phase.ts';
 import type { Store } from '../store/store.ts';
-import { compileCapturePlan, type CapturePlan } from './capture.ts';
+import type { PlanSource } from './ingest-task.ts';
 
-/** One zone's ingest view. */
+/** One zone and dataset's ingest plan source, with a key that changes whenever the source may have. */
 export interface ZoneSnapshot {
-  readonly capturePlan: CapturePlan;
-  readonly enabledDatasets: ReadonlySet<string>;
+  readonly planKey: string;
+  readonly plan: PlanSource;
 }
 
 export class ZoneSnapshots {
   private readonly store: Store;
+  private readonly filterLimits: FilterLimits;
   private readonly cache = new Map<string, Promise<ZoneSnapshot>>();
+  private generation = 0;
 
-  constructor(store: Store) {
+  constructor(store: Store, filterLimits: FilterLimits) {
     this.store = store;
+    this.filterLimits = filterLimits;
   }
 
-  /** The zone's current snapshot, loaded on first use after a change. */
-  get(zoneId: string): Promise<ZoneSnapshot> {
-    let snapshot = this.cache.get(zoneId);
+  /** The current snapshot of a zone's dataset, loaded on first use after a change. */
+  get(zoneId: string, dataset: string): Promise<ZoneSnapshot> {
+    const key = `${zoneId}/${dataset}`;
+    let snapshot = this.cache.get(key);
     if (snapshot === undefined) {
-      snapshot = this.load(zoneId);
-      this.cache.set(zoneId, snapshot);
+      snapshot = this.load(zoneId, dataset);
+      this.cache.set(key, snapshot);
       // A failed load is not kept: the next request tries again.
-      snapshot.catch(() => this.cache.delete(zoneId));
+      snapshot.catch(() => this.cache.delete(key));
     }
     return snapshot;
   }
 
-  /** Forgets a zone's snapshot after its configuration changed. */
+  /** Forgets a zone's snapshots after its configuration changed. */
   invalidate(zoneId: string): void {
-    this.cache.delete(zoneId);
+    for (const key of this.cache.keys()) if (key.startsWith(`${zoneId}/`)) this.cache.delete(key);
   }
 
-  private async load(zoneId: string): Promise<ZoneSnapshot> {
+  private async load(zoneId: string, dataset: string): Promise<ZoneSnapshot> {
+    const generation = ++this.generation;
     const [ruleset, jobs] = await Promise.all([this.store.findRulesetByPhase(zoneId, customFieldsPhase), this.store.listJobs(zoneId)]);
-    const rules = (ruleset?.rules ?? []).filter((r) => r.action === 'log_custom_field');
     return {
-      capturePlan: compileCapturePlan(rules as unknown as readonly Pick<RuleInput, 'enabled' | 'action_parameters'>[]),
-      enabledDatasets: new Set(jobs.filter((j) => j.enabled).map((j) => j.dataset)),
+      planKey: `${zoneId}/${dataset}/${generation}`,
+      plan: {
+        rules: ruleset?.rules ?? [],
+        jobs: jobs.filter((j) => j.enabled && j.dataset === dataset),
+        filterLimits: this.filterLimits,
+      },
     };
   }
 }

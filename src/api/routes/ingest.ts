@@ -1,5 +1,3 @@
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
 import { findDataset } from '../../domain/datasets/http-requests.ts';
@@ -8,33 +6,12 @@ import { success } from '../envelope.ts';
 import { pathId } from '../request-input.ts';
 import type { ApiDeps } from '../server.ts';
 
-const gunzip = promisify(zlib.gunzip);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The body as text: gunzipped when it says so (never beyond the limit — a gzip bomb is a 413), strict UTF-8. */
-async function bodyText(request: FastifyRequest, limit: number): Promise<string> {
-  const body = request.body;
-  if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('ingestInvalid', 'The request holds no events: send one JSON object per line (NDJSON)');
+/** The body's encoding, from Content-Encoding: as is, or gzip. */
+function encodingOf(request: FastifyRequest): 'identity' | 'gzip' {
   const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  let raw: Buffer;
-  if (encoding === 'identity') raw = body;
-  else if (encoding === 'gzip' || encoding === 'x-gzip') {
-    try {
-      raw = await gunzip(body, { maxOutputLength: limit });
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        throw new AppError('payloadTooLarge', `The decompressed body is over the ${limit}-byte limit`);
-      }
-      throw new AppError('ingestInvalid', 'The body is not valid gzip');
-    }
-  } else {
-    throw new AppError('unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body as is or gzip-compressed`);
-  }
-  try {
-    return utf8.decode(raw);
-  } catch {
-    throw new AppError('ingestInvalid', 'The body is not valid UTF-8');
-  }
+  if (encoding === 'identity') return 'identity';
+  if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
+  throw new AppError('unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body as is or gzip-compressed`);
 }
 
 /** `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued. */
@@ -54,8 +31,9 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (plane.pendingBytes() > deps.config.queueMaxPendingBytes) {
       throw new AppError('overloaded', 'Ingest is ahead of delivery: retry after the Retry-After delay', 1);
     }
-    const text = await bodyText(request, limit);
-    const result = await plane.ingestor.ingest(zone.id, dataset, text);
+    const body = request.body;
+    if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('ingestInvalid', 'The request holds no events: send one JSON object per line (NDJSON)');
+    const result = await plane.ingestor.ingest(zone.id, dataset, { bytes: body, encoding: encodingOf(request), limitBytes: limit });
     return reply.send(success(result));
   });
 }

@@ -69,6 +69,8 @@ interface CompiledDataset {
   readonly rules: ReadonlyMap<string, FieldRule>;
   /** Lower-cased key → its right spelling, to suggest a fix when only the case is wrong. */
   readonly spellings: ReadonlyMap<string, string>;
+  /** Fields whose values are JSON objects, inside which a timestamp's key text could appear as well. */
+  readonly objectFields: readonly string[];
   readonly limits: IngestLimits;
 }
 
@@ -85,7 +87,8 @@ export function compileIngestParser(dataset: Dataset, limits: IngestLimits = def
   rules.set(rawRequestHeadersKey, { kind: 'rawRequestHeaders', name: rawRequestHeadersKey });
   rules.set(rawResponseHeadersKey, { kind: 'rawResponseHeaders', name: rawResponseHeadersKey });
   for (const name of rules.keys()) spellings.set(name.toLowerCase(), name);
-  const compiled: CompiledDataset = { rules, spellings, limits };
+  const objectFields = [...rules.values()].filter((rule) => rule.kind === 'numberObject').map((rule) => rule.name);
+  const compiled: CompiledDataset = { rules, spellings, objectFields, limits };
   return (line) => parseWith(compiled, line);
 }
 
@@ -139,16 +142,20 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return err(`the line must be a JSON object, got ${describeJson(parsed)}`);
   }
-  const event = parsed as Readonly<Record<string, unknown>>;
+  // The parsed object becomes the record in place (nulls and raw headers deleted, timestamps rewritten):
+  // copying every field into a fresh object would cost about as much again as the JSON.parse.
+  const event = parsed as Record<string, unknown>;
   const { rules, limits } = compiled;
-  const record: Record<string, unknown> = {};
   let rawRequestHeaders = noHeaders;
   let rawResponseHeaders = noHeaders;
   for (const key of Object.keys(event)) {
     const rule = rules.get(key);
     if (rule === undefined) return err(unknownFieldMessage(key, compiled.spellings));
     const value = event[key];
-    if (value === null) continue;
+    if (value === null) {
+      delete event[key];
+      continue;
+    }
     let problem: string | undefined;
     switch (rule.kind) {
       case 'string':
@@ -173,27 +180,35 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
         problem = checkNumberObject(value, rule.name, limits);
         break;
       case 'timestamp': {
-        const nanos = normalizeTimestamp(value, rule.name, rule.needle, line);
+        const nanos = normalizeTimestamp(value, rule, line, hasNestedKey(event, rule.name, compiled.objectFields));
         if (!nanos.ok) return nanos;
-        record[key] = nanos.value;
-        continue;
+        event[key] = nanos.value;
+        break;
       }
       case 'rawRequestHeaders':
-      case 'rawResponseHeaders': {
-        const headerProblem = checkRawHeaders(value, rule.name, limits);
-        if (headerProblem !== undefined) return err(headerProblem);
+      case 'rawResponseHeaders':
+        problem = checkRawHeaders(value, rule.name, limits);
+        if (problem !== undefined) break;
         // Checked to be [string, string] pairs just above, so the parsed arrays are used as they are.
         if (rule.kind === 'rawRequestHeaders') rawRequestHeaders = value as RawHeaders;
         else rawResponseHeaders = value as RawHeaders;
-        continue;
-      }
+        delete event[key];
+        break;
       case 'customField':
         return err(customFieldMessage(rule.name));
     }
     if (problem !== undefined) return err(problem);
-    record[key] = value;
   }
-  return ok({ record, rawRequestHeaders, rawResponseHeaders });
+  return ok({ record: event, rawRequestHeaders, rawResponseHeaders });
+}
+
+/** Whether an object field of the event (`JA4Signals`) also has the key `name`, so its text appears nested too. */
+function hasNestedKey(event: Readonly<Record<string, unknown>>, name: string, objectFields: readonly string[]): boolean {
+  for (const field of objectFields) {
+    const value = event[field];
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, name)) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -203,9 +218,15 @@ const syntaxMessageLimit = 160;
 
 function notJsonMessage(line: string, error: unknown): string {
   if (isBlankIngestLine(line)) return 'the line is empty (blank lines are skipped, not parsed)';
-  let detail = error instanceof Error ? error.message : String(error);
-  // V8 quotes the input in its message; a long line must not become a long error.
-  if (detail.length > syntaxMessageLimit) detail = `${detail.slice(0, syntaxMessageLimit)}…`;
+  // V8 quotes the input in its message: a long line must not become a long error, nor control characters
+  // from it end up in one.
+  const message = error instanceof Error ? error.message : String(error);
+  let detail = '';
+  for (let i = 0; i < message.length && i < syntaxMessageLimit; i++) {
+    const code = message.charCodeAt(i);
+    detail += code < 0x20 || code === 0x7f ? ' ' : message[i];
+  }
+  if (message.length > syntaxMessageLimit) detail += '…';
   return `the line is not valid JSON (${detail})`;
 }
 
@@ -327,8 +348,14 @@ const timestampForms = 'integer Unix nanoseconds or an RFC 3339 date-time such a
 const maxNanosDigits = 40;
 
 /** Turns a timestamp value (nanoseconds as a number or digit string, or RFC 3339) into canonical nanosecond digits. */
-function normalizeTimestamp(value: unknown, name: string, needle: string, line: string): Result<string, string> {
-  if (typeof value === 'number') return nanosFromNumber(value, name, needle, line);
+function normalizeTimestamp(
+  value: unknown,
+  rule: { readonly name: string; readonly needle: string },
+  line: string,
+  nested: boolean,
+): Result<string, string> {
+  const name = rule.name;
+  if (typeof value === 'number') return nanosFromNumber(value, rule, line, nested);
   if (typeof value !== 'string') return err(`"${name}" must be ${timestampForms}, got ${describeJson(value)}`);
   if (isDigits(value)) {
     if (value.length > maxNanosDigits) return err(afterRangeMessage(name));
@@ -365,17 +392,26 @@ function afterRangeMessage(name: string): string {
   return `"${name}" is after ${maxTimestampText}, the latest timestamp accepted`;
 }
 
-function nanosFromNumber(value: number, name: string, needle: string, line: string): Result<string, string> {
+function nanosFromNumber(
+  value: number,
+  { name, needle }: { readonly name: string; readonly needle: string },
+  line: string,
+  nested: boolean,
+): Result<string, string> {
   if (value < 0) return err(`"${name}" must not be negative, got ${String(value)}`);
   // Also catches Infinity, which JSON.parse gives for literals such as 1e400.
   if (!(value <= maxTimestampDouble)) return err(afterRangeMessage(name));
   if (Number.isSafeInteger(value)) return ok(String(value));
   if (!Number.isInteger(value)) return err(`"${name}" must be a whole number of nanoseconds, got ${String(value)}`);
   // Above 2^53 the double has lost digits: take them from the line's text instead.
-  const literal = recoverNumberLiteral(line, needle, value);
+  const literal = recoverNumberLiteral(line, needle, value, nested);
   if (literal === undefined) return ok(BigInt(value).toString());
   const digits = integerDigits(literal);
-  if (digits === undefined) return err(`"${name}" must be a whole number of nanoseconds, got ${literal}`);
+  if (digits === undefined) {
+    // The literal is as long as the client made it; a message shows only its start.
+    const shown = literal.length > 48 ? `${literal.slice(0, 48)}…` : literal;
+    return err(`"${name}" must be a whole number of nanoseconds, got ${shown}`);
+  }
   return exceedsMaxTimestampNanos(digits) ? err(afterRangeMessage(name)) : ok(digits);
 }
 
@@ -384,27 +420,22 @@ const backslashCode = 0x5c;
 
 /**
  * The number literal written for the key `needle` (the key's JSON text, quotes included) in `line`, when it
- * denotes exactly the double `value`. A quote preceded by an odd run of backslashes is escaped, so that
- * occurrence sits inside a string value and is skipped. When several occurrences match with different
- * digits (a duplicate key, or the same key inside `JA4Signals`), the line is scanned properly for the
- * last top-level one, which is the one JSON.parse kept.
+ * denotes exactly the double `value`. JSON.parse keeps the last of duplicate keys, so the line is searched
+ * from its end. A quote preceded by an odd run of backslashes is escaped: that occurrence sits inside a
+ * string value and is skipped, as is one not followed by a colon (a string value equal to the key). When
+ * an object field holds the same key (`nested`), only a scan that tracks nesting can tell them apart.
  */
-function recoverNumberLiteral(line: string, needle: string, value: number): string | undefined {
-  let found: string | undefined;
-  let from = 0;
-  for (;;) {
-    const at = line.indexOf(needle, from);
-    if (at < 0) return found;
-    from = at + needle.length;
-    if (isEscapedQuote(line, at)) continue;
-    const literal = numberAfterColon(line, from);
-    if (literal === undefined || Number(literal) !== value) continue;
-    if (found === undefined) found = literal;
-    else if (found !== literal) {
-      const topLevel = lastTopLevelNumber(line, needle);
-      return topLevel !== undefined && Number(topLevel) === value ? topLevel : undefined;
+function recoverNumberLiteral(line: string, needle: string, value: number, nested: boolean): string | undefined {
+  let literal: string | undefined;
+  if (nested) literal = lastTopLevelNumber(line, needle);
+  else {
+    for (let at = line.lastIndexOf(needle); at > 0; at = line.lastIndexOf(needle, at - 1)) {
+      if (isEscapedQuote(line, at)) continue;
+      literal = numberAfterColon(line, at + needle.length);
+      if (literal !== undefined) break;
     }
   }
+  return literal !== undefined && Number(literal) === value ? literal : undefined;
 }
 
 function isEscapedQuote(line: string, at: number): boolean {

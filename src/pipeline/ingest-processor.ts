@@ -1,0 +1,125 @@
+/**
+ * The CPU work of one ingest request, free of I/O so it runs on the main thread or in a worker: split the
+ * NDJSON text into lines, parse and check every line (the whole request is refused if any line is bad),
+ * capture the zone's custom fields once per event, run every enabled job's filter, sampler and formatter,
+ * and pack the results into queue chunks (chunk-format.ts).
+ */
+import type { ErrorDetail } from '../core/app-error.ts';
+import type { EventRecord } from '../domain/datasets/event-record.ts';
+import { isBlankIngestLine, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
+import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
+import type { ChunkInput } from '../queue/queue.ts';
+import { captureCustomFields, type CapturePlan } from './capture.ts';
+import { encodeChunk, eventStatus } from './chunk-format.ts';
+import type { RecordFormatter } from './stages/format.ts';
+import type { Sampler } from './stages/sample.ts';
+
+/** One enabled job as ingest runs it. */
+export interface PreparedJob {
+  readonly jobId: number;
+  readonly predicate: FilterPredicate;
+  readonly sampler: Sampler;
+  readonly formatter: RecordFormatter;
+}
+
+/** Everything ingest applies to the events of one zone and dataset. */
+export interface IngestPlan {
+  readonly capture: CapturePlan;
+  readonly jobs: readonly PreparedJob[];
+}
+
+/** The result of processing one request body. */
+export type IngestOutcome =
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[] }
+  | { readonly ok: false; readonly problems: readonly ErrorDetail[] };
+
+/** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
+export const chunkTargetBytes = 512 * 1024;
+/** …or when it holds this many events (events that every job filters out make small chunks). */
+export const chunkMaxEvents = 20_000;
+/** An answer names at most this many bad lines, then says how many more there were. */
+const maxReportedLines = 100;
+
+class ChunkBuilder {
+  private readonly jobs: readonly PreparedJob[];
+  private statuses: Uint8Array[];
+  private records: string[][];
+  private events = 0;
+  private chars = 0;
+  readonly chunks: ChunkInput[] = [];
+
+  constructor(jobs: readonly PreparedJob[]) {
+    this.jobs = jobs;
+    this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
+    this.records = jobs.map(() => []);
+  }
+
+  add(record: EventRecord): void {
+    const index = this.events;
+    for (let j = 0; j < this.jobs.length; j++) {
+      const job = this.jobs[j] as PreparedJob;
+      const statuses = this.statuses[j] as Uint8Array;
+      if (!job.predicate(record)) statuses[index] = eventStatus.filteredOut;
+      else if (!job.sampler(record)) statuses[index] = eventStatus.sampledOut;
+      else {
+        statuses[index] = eventStatus.kept;
+        const text = job.formatter.format(record);
+        (this.records[j] as string[]).push(text);
+        this.chars += text.length;
+      }
+    }
+    this.events += 1;
+    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes) this.close();
+  }
+
+  close(): void {
+    if (this.events === 0) return;
+    const payload = encodeChunk(
+      this.events,
+      this.jobs.map((job, j) => ({ jobId: job.jobId, statuses: this.statuses[j] as Uint8Array, records: this.records[j] as string[] })),
+    );
+    this.chunks.push({ payload, count: this.events });
+    this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));
+    this.records = this.jobs.map(() => []);
+    this.events = 0;
+    this.chars = 0;
+  }
+}
+
+/** Processes one request body; with no enabled job it only checks the events (nothing to queue). */
+export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan): IngestOutcome {
+  const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs) : undefined;
+  const problems: ErrorDetail[] = [];
+  let badLines = 0;
+  let accepted = 0;
+  let lineNumber = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lineNumber += 1;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (isBlankIngestLine(line)) continue;
+    const result = parse(line);
+    if (!result.ok) {
+      badLines += 1;
+      if (problems.length < maxReportedLines) problems.push({ message: `line ${lineNumber}: ${result.error}` });
+      continue;
+    }
+    accepted += 1;
+    // After the first bad line the request is refused, so only checking goes on.
+    if (builder === undefined || badLines > 0) continue;
+    const event = result.value;
+    const record = event.record;
+    if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
+    builder.add(record);
+  }
+  if (badLines > 0) {
+    if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });
+    return { ok: false, problems };
+  }
+  if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
+  builder?.close();
+  return { ok: true, accepted, chunks: builder?.chunks ?? [] };
+}

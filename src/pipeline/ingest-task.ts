@@ -1,0 +1,111 @@
+/**
+ * One ingest request's CPU work as a self-contained task: decompress, decode, and process the body with
+ * the zone's plan. Plain data in and out, so the same function runs inline or in a worker thread; a
+ * worker compiles each plan once and keeps it while the plan's key stays the same.
+ */
+import { createHash } from 'node:crypto';
+import zlib from 'node:zlib';
+import type { ErrorDetail, ErrorKind } from '../core/app-error.ts';
+import { findDataset } from '../domain/datasets/http-requests.ts';
+import { compileIngestParser, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
+import type { FilterLimits } from '../domain/filters/parse-filter.ts';
+import type { RuleInput } from '../domain/rulesets/custom-fields.ts';
+import type { ChunkInput } from '../queue/queue.ts';
+import type { JobSettings, StoredRule } from '../store/store.ts';
+import { compileCapturePlan } from './capture.ts';
+import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
+import { compileJobPlan } from './job-plan.ts';
+
+/** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset. */
+export interface PlanSource {
+  readonly rules: readonly StoredRule[];
+  readonly jobs: readonly (JobSettings & { readonly id: number })[];
+  readonly filterLimits: FilterLimits;
+}
+
+/** One request to process. */
+export interface IngestTask {
+  readonly dataset: string;
+  readonly body: Uint8Array;
+  readonly encoding: 'identity' | 'gzip';
+  /** Largest body after decompression. */
+  readonly limitBytes: number;
+  /** Identifies `plan`; the same key always means the same plan. */
+  readonly planKey: string;
+  readonly plan: PlanSource;
+}
+
+/** What processing answered: the chunks to queue, or the error to answer with. */
+export type TaskResult =
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string }
+  | { readonly ok: false; readonly kind: ErrorKind; readonly details: readonly ErrorDetail[] };
+
+/** Compiled plans by key, and parsers by dataset; one per thread. */
+export class PlanCache {
+  private readonly plans = new Map<string, IngestPlan>();
+  private readonly parsers = new Map<string, IngestLineParser>();
+
+  parser(datasetId: string): IngestLineParser | undefined {
+    let parse = this.parsers.get(datasetId);
+    if (parse === undefined) {
+      const dataset = findDataset(datasetId);
+      if (dataset === undefined) return undefined;
+      parse = compileIngestParser(dataset);
+      this.parsers.set(datasetId, parse);
+    }
+    return parse;
+  }
+
+  plan(key: string, source: PlanSource): IngestPlan {
+    let plan = this.plans.get(key);
+    if (plan === undefined) {
+      plan = compileIngestPlan(source);
+      // Plans change rarely; keep the recent ones only.
+      if (this.plans.size >= 256) this.plans.clear();
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+}
+
+/** Compiles a plan source; a job that cannot be compiled is left out (the API refuses such jobs anyway). */
+export function compileIngestPlan(source: PlanSource): IngestPlan {
+  const rules = source.rules.filter((r) => r.action === 'log_custom_field') as unknown as readonly Pick<RuleInput, 'enabled' | 'action_parameters'>[];
+  const jobs: PreparedJob[] = [];
+  for (const job of source.jobs) {
+    const compiled = compileJobPlan(job, source.filterLimits);
+    if (!compiled.ok) continue;
+    jobs.push({ jobId: job.id, predicate: compiled.value.predicate, sampler: compiled.value.sampler, formatter: compiled.value.formatter });
+  }
+  return { capture: compileCapturePlan(rules), jobs };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Runs one task. */
+export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
+  const parse = cache.parser(task.dataset);
+  if (parse === undefined) return { ok: false, kind: 'routeNotFound', details: [{ message: `logexport does not ingest dataset ${task.dataset}` }] };
+  let raw: Uint8Array = task.body;
+  if (task.encoding === 'gzip') {
+    try {
+      raw = zlib.gunzipSync(task.body, { maxOutputLength: task.limitBytes });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+        return { ok: false, kind: 'payloadTooLarge', details: [{ message: `The decompressed body is over the ${task.limitBytes}-byte limit` }] };
+      }
+      return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid gzip' }] };
+    }
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
+  }
+  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan));
+  if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
+  // Identifies the request's content, so a retried request is stored once where the queue can tell.
+  const dedupeKey = createHash('sha256').update(raw).digest('hex');
+  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey };
+}

@@ -1,0 +1,78 @@
+/**
+ * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting use the machine's
+ * other cores while the main thread serves HTTP and writes the queue. With no workers configured, tasks
+ * run inline on the main thread.
+ */
+import { Worker } from 'node:worker_threads';
+import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from './ingest-task.ts';
+
+interface Pending {
+  readonly resolve: (result: TaskResult) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  readonly pending: Map<number, Pending>;
+}
+
+const bootUrl = new URL('./worker-boot.mjs', import.meta.url);
+const entry = new URL('./ingest-worker.ts', import.meta.url).href;
+
+export class IngestWorkers {
+  private readonly slots: Slot[] = [];
+  private readonly inline = new PlanCache();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const slot: Slot = { worker: new Worker(bootUrl, { workerData: { entry } }), pending: new Map() };
+    this.attach(slot);
+    return slot;
+  }
+
+  private attach(slot: Slot): void {
+    slot.worker.unref();
+    slot.worker.on('message', (message: { id: number; result?: TaskResult; failure?: string }) => {
+      const pending = slot.pending.get(message.id);
+      if (pending === undefined) return;
+      slot.pending.delete(message.id);
+      if (message.result !== undefined) pending.resolve(message.result);
+      else pending.reject(new Error(message.failure ?? 'the ingest worker failed'));
+    });
+    const fail = (error: Error) => {
+      for (const pending of slot.pending.values()) pending.reject(error);
+      slot.pending.clear();
+      if (!this.closed) {
+        // A worker that died is replaced, so one bad request cannot take ingest down.
+        slot.worker = new Worker(bootUrl, { workerData: { entry } });
+        this.attach(slot);
+      }
+    };
+    slot.worker.on('error', fail);
+    slot.worker.on('exit', (code) => {
+      if (!this.closed && code !== 0) fail(new Error(`the ingest worker exited with code ${code}`));
+    });
+  }
+
+  /** Runs a task on the least busy worker (or inline when there are none). */
+  run(task: IngestTask): Promise<TaskResult> {
+    if (this.slots.length === 0) return Promise.resolve(runIngestTask(task, this.inline));
+    let slot = this.slots[0] as Slot;
+    for (const candidate of this.slots) if (candidate.pending.size < slot.pending.size) slot = candidate;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, task });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+}
