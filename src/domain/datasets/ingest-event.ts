@@ -420,8 +420,8 @@ const backslashCode = 0x5c;
 
 /**
  * The number literal written for the key `needle` (the key's JSON text, quotes included) in `line`, when it
- * denotes exactly the double `value`. JSON.parse keeps the last of duplicate keys, so the line is searched
- * from its end. A quote preceded by an odd run of backslashes is escaped: that occurrence sits inside a
+ * denotes exactly the double `value`. JSON.parse keeps the last of duplicate keys, so the last match
+ * counts. A quote preceded by an odd run of backslashes is escaped: that occurrence sits inside a
  * string value and is skipped, as is one not followed by a colon (a string value equal to the key). When
  * an object field holds the same key (`nested`), only a scan that tracks nesting can tell them apart.
  */
@@ -429,10 +429,11 @@ function recoverNumberLiteral(line: string, needle: string, value: number, neste
   let literal: string | undefined;
   if (nested) literal = lastTopLevelNumber(line, needle);
   else {
-    for (let at = line.lastIndexOf(needle); at > 0; at = line.lastIndexOf(needle, at - 1)) {
+    // Searched forwards, keeping the last match: V8's indexOf is several times faster than lastIndexOf.
+    for (let at = line.indexOf(needle); at > 0; at = line.indexOf(needle, at + needle.length)) {
       if (isEscapedQuote(line, at)) continue;
-      literal = numberAfterColon(line, at + needle.length);
-      if (literal !== undefined) break;
+      const found = numberAfterColon(line, at + needle.length);
+      if (found !== undefined) literal = found;
     }
   }
   return literal !== undefined && Number(literal) === value ? literal : undefined;

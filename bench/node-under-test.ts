@@ -1,0 +1,169 @@
+/**
+ * A `logexport serve` process started for a benchmark: its own data directory, a user, a zone, jobs with
+ * a file destination; helpers to load it over HTTP and to read what it delivered and how much CPU it used.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+const bin = fileURLToPath(new URL('../bin/logexport.mjs', import.meta.url));
+
+export interface NodeUnderTest {
+  readonly url: string;
+  readonly zoneId: string;
+  readonly auth: Readonly<Record<string, string>>;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  /** CPU seconds the process has used so far (user + system). */
+  cpuSeconds(): number;
+  /** Resident memory in bytes. */
+  rssBytes(): number;
+  api(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Creates an enabled job writing to file:///<name> with the given output options and filter. */
+  createJob(name: string, outputOptions: unknown, filter: string, extra?: Record<string, unknown>): Promise<number>;
+  /** SIGTERM, then waits for the exit; resolves the exit code. */
+  stop(): Promise<number | null>;
+  /** Lines of every delivered object under file:///<name>. */
+  deliveredLines(name: string): string[];
+  dispose(): void;
+}
+
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+function readStat(pid: number): { cpu: number; rss: number } {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    const rssPages = Number(fields[21]);
+    return { cpu: (utime + stime) / ticksPerSecond, rss: rssPages * 4096 };
+  } catch {
+    return { cpu: NaN, rss: NaN };
+  }
+}
+
+/** Starts a node with `env` settings on a free port and sets up a user and a zone. */
+export async function startNodeUnderTest(env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<NodeUnderTest> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-bench-'));
+  const baseEnv = { ...process.env, LOGEXPORT_DATA_DIR: dataDir, LOGEXPORT_LOG_LEVEL: 'warn', ...env };
+  const cli = (...args: string[]) => JSON.parse(spawnSync(process.execPath, [bin, ...args], { env: baseEnv, encoding: 'utf8' }).stdout) as Record<string, string>;
+  const user = cli('users', 'create', '--email', 'bench@example.com');
+  const zone = cli('zones', 'create', '--email', 'bench@example.com', '--name', 'bench.example.com');
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--log-level', 'info'], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the node did not start: ${out}`)), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /serving the API at (http:\/\/[^\s/]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] ?? '');
+      }
+    });
+  });
+  child.stdout?.resume();
+  const auth = { 'x-auth-email': user.email ?? '', 'x-auth-key': user.api_key ?? '' };
+  const api = async (method: string, urlPath: string, body?: unknown) => {
+    const res = await fetch(`${url}/client/v4${urlPath}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const zoneId = zone.id ?? '';
+  return {
+    url,
+    zoneId,
+    auth,
+    dataDir,
+    child,
+    cpuSeconds: () => readStat(child.pid ?? 0).cpu,
+    rssBytes: () => readStat(child.pid ?? 0).rss,
+    api,
+    async createJob(name, outputOptions, filter, extra = {}) {
+      const conf = `file:///${name}`;
+      const own = await api('POST', `/zones/${zoneId}/logexport/ownership`, { destination_conf: conf });
+      const token = fs.readFileSync(path.join(dataDir, 'exports', own.body.result.filename), 'utf8');
+      const job = await api('POST', `/zones/${zoneId}/logexport/jobs`, {
+        name,
+        destination_conf: conf,
+        ownership_challenge: token,
+        enabled: true,
+        output_options: outputOptions,
+        filter,
+        ...extra,
+      });
+      if (job.status !== 200) throw new Error(`job create failed: ${JSON.stringify(job.body)}`);
+      return job.body.result.id as number;
+    },
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      });
+    },
+    deliveredLines(name) {
+      const dir = path.join(dataDir, 'exports', name);
+      const lines: string[] = [];
+      const walk = (d: string) => {
+        for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+          const full = path.join(d, entry.name);
+          if (entry.isDirectory()) walk(full);
+          else if (entry.name.endsWith('.log.gz')) {
+            for (const line of zlib.gunzipSync(fs.readFileSync(full)).toString('utf8').split('\n')) if (line !== '') lines.push(line);
+          }
+        }
+      };
+      if (fs.existsSync(dir)) walk(dir);
+      return lines;
+    },
+    dispose() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Posts NDJSON bodies to a node with `concurrency` requests in flight, one keep-alive connection each. */
+export async function postLoad(
+  node: NodeUnderTest,
+  nextBody: () => Buffer | undefined,
+  concurrency: number,
+  onAnswer: (status: number, events: number, latencyMs: number, retryAfter: string | undefined) => void,
+): Promise<void> {
+  const target = new URL(`${node.url}/ingest/zones/${node.zoneId}/http_requests`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const send = (body: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const started = performance.now();
+      const req = http.request(
+        target,
+        { method: 'POST', agent, headers: { ...node.auth, 'content-type': 'application/x-ndjson', 'content-length': body.length } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => {
+            let events = 0;
+            if (res.statusCode === 200) events = (JSON.parse(Buffer.concat(chunks).toString()) as { result: { accepted: number } }).result.accepted;
+            onAnswer(res.statusCode ?? 0, events, performance.now() - started, res.headers['retry-after'] as string | undefined);
+            resolve();
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const loop = async () => {
+    for (let body = nextBody(); body !== undefined; body = nextBody()) await send(body);
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  agent.destroy();
+}
