@@ -78,14 +78,27 @@ export async function startNodeUnderTest(env: Record<string, string> = {}, nodeA
     return { status: res.status, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const zoneId = zone.id ?? '';
+  // Sampled while the process lives, so the figures survive its exit (the last sample is ≤ 100 ms old).
+  let last = readStat(child.pid ?? 0);
+  const sampler = setInterval(() => {
+    const now = readStat(child.pid ?? 0);
+    if (!Number.isNaN(now.cpu)) last = now;
+  }, 100);
+  child.once('exit', () => clearInterval(sampler));
   return {
     url,
     zoneId,
     auth,
     dataDir,
     child,
-    cpuSeconds: () => readStat(child.pid ?? 0).cpu,
-    rssBytes: () => readStat(child.pid ?? 0).rss,
+    cpuSeconds: () => {
+      const now = readStat(child.pid ?? 0);
+      return Number.isNaN(now.cpu) ? last.cpu : now.cpu;
+    },
+    rssBytes: () => {
+      const now = readStat(child.pid ?? 0);
+      return Number.isNaN(now.rss) ? last.rss : now.rss;
+    },
     api,
     async createJob(name, outputOptions, filter, extra = {}) {
       const conf = `file:///${name}`;
@@ -126,6 +139,7 @@ export async function startNodeUnderTest(env: Record<string, string> = {}, nodeA
       return lines;
     },
     dispose() {
+      clearInterval(sampler);
       if (child.exitCode === null) child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -38,6 +38,8 @@ export interface AppConfig {
   readonly workers: number;
   /** Queued-but-undelivered bytes above which ingest answers 429. */
   readonly queueMaxPendingBytes: number;
+  /** Request bodies ingest receives and processes at once; beyond it new requests get 429. */
+  readonly ingestMaxBufferedBytes: number;
 }
 
 /** A bad setting: its message is one line naming the variable. */
@@ -161,6 +163,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
     workers: integer(raw, 'LOGEXPORT_WORKERS', 0, 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
+    ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 128 * 1024 ** 2, 1024 * 1024),
   };
   return Object.freeze(config);
 }

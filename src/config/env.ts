@@ -27,6 +27,7 @@ export const settingNames = [
   'LOGEXPORT_DELIVERY_TIMEOUT',
   'LOGEXPORT_WORKERS',
   'LOGEXPORT_QUEUE_MAX_PENDING_BYTES',
+  'LOGEXPORT_INGEST_MAX_BUFFERED',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

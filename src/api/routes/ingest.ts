@@ -14,23 +14,48 @@ function encodingOf(request: FastifyRequest): 'identity' | 'gzip' {
   throw new AppError('unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body as is or gzip-compressed`);
 }
 
-/** `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued. */
+/**
+ * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued.
+ *
+ * Back-pressure: a request is admitted before its body is read only while the bodies being received and
+ * processed stay under `LOGEXPORT_INGEST_MAX_BUFFERED` (by Content-Length; a body without one counts as
+ * the whole body limit), and while the queue's undelivered bytes stay under
+ * `LOGEXPORT_QUEUE_MAX_PENDING_BYTES`. Otherwise it is answered at once with 429 and Retry-After, so a
+ * client faster than delivery slows down instead of filling the node's memory.
+ */
 export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const limit = deps.config.ingestBodyLimitBytes;
+  const budget = deps.config.ingestMaxBufferedBytes;
+  let buffered = 0;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
 
-  app.post('/ingest/zones/:zone_id/:dataset', { bodyLimit: limit }, async (request, reply) => {
+  const admitted = new WeakMap<FastifyRequest, number>();
+  app.addHook('onRequest', async (request) => {
     const plane = deps.dataPlane;
     if (!plane.accepting()) throw new AppError('shuttingDown', undefined, 5);
+    const declared = Number(request.headers['content-length']);
+    const size = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+    // One request is always admitted, however large, so a body near the limit can never be refused forever.
+    if (buffered > 0 && buffered + size > budget) throw new AppError('overloaded', 'Ingest is busy: retry after the Retry-After delay', 1);
+    if (plane.pendingBytes() > deps.config.queueMaxPendingBytes) {
+      throw new AppError('overloaded', 'Ingest is ahead of delivery: retry after the Retry-After delay', 1);
+    }
+    buffered += size;
+    admitted.set(request, size);
+  });
+  app.addHook('onResponse', async (request) => {
+    buffered -= admitted.get(request) ?? 0;
+    admitted.delete(request);
+  });
+
+  app.post('/ingest/zones/:zone_id/:dataset', { bodyLimit: limit }, async (request, reply) => {
+    const plane = deps.dataPlane;
     const params = request.params as { zone_id?: string; dataset?: string };
     const principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
     const zone = await authorizeZone(principal, pathId(params.zone_id, 'zone'), 'ingest', deps.store);
     const dataset = findDataset(params.dataset ?? '');
     if (dataset === undefined) throw new AppError('routeNotFound', `No route for dataset ${JSON.stringify(params.dataset)}: logexport ingests http_requests`);
-    if (plane.pendingBytes() > deps.config.queueMaxPendingBytes) {
-      throw new AppError('overloaded', 'Ingest is ahead of delivery: retry after the Retry-After delay', 1);
-    }
     const body = request.body;
     if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('ingestInvalid', 'The request holds no events: send one JSON object per line (NDJSON)');
     const result = await plane.ingestor.ingest(zone.id, dataset, { bytes: body, encoding: encodingOf(request), limitBytes: limit });
