@@ -4,8 +4,15 @@
  * whether its target holds. Settings: BENCH_SECONDS (load duration, default 30), BENCH_WORKERS
  * (LOGEXPORT_WORKERS of the node under test), BENCH_ONLY (comma-separated target numbers).
  */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
-import { runBaseline } from './baseline.ts';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+import { baselinePredicate, runBaseline } from './baseline.ts';
+import { getLoad } from './http-load.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
 
@@ -109,6 +116,8 @@ function line(label: string, value: string): void {
 }
 
 const results: { target: string; holds: boolean }[] = [];
+/** The end-to-end rate target 1 measured, which targets 3 and 4 load relative to. */
+let sustainableRate = 0;
 
 function verdict(target: string, holds: boolean, detail: string): void {
   results.push({ target, holds });
@@ -132,6 +141,7 @@ async function targetEndToEnd(): Promise<void> {
     line('delivered records (filter keeps about half)', `${delivered}; exit code ${exit}`);
     line('end to end, through delivery', `${Math.round(rate)} events/s, ${((rate * 1300) / 1e6).toFixed(1)} MB/s in`);
     line('CPU of the node', `${(node.cpuSeconds() - cpu0).toFixed(1)} s (≈ ${((node.cpuSeconds() - cpu0) / total).toFixed(2)} cores)`);
+    sustainableRate = rate;
     const ratio = rate / baseline.recordsPerSecond;
     verdict('1', ratio >= 1.5, `${ratio.toFixed(2)}× the baseline chain (target ≥ 1.5×)`);
   } finally {
@@ -165,9 +175,229 @@ async function targetJobs(): Promise<void> {
   verdict('2', four <= 2 * one, `${(four / one).toFixed(2)}× (target ≤ 2×)`);
 }
 
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+/**
+ * Open-loop load: starts a request every `intervalMs` whatever the answers (at most `maxInFlight` at once),
+ * as a burst of real clients would; calls `onAnswer` for each answer.
+ */
+async function openLoop(
+  node: NodeUnderTest,
+  durationS: number,
+  intervalMs: number,
+  body: (n: number) => Buffer,
+  onAnswer: (n: number, status: number, events: number, latencyMs: number, retryAfter: string | undefined, at: number) => void,
+  maxInFlight = 64,
+): Promise<{ sent: number; skipped: number }> {
+  const target = new URL(`${node.url}/ingest/zones/${node.zoneId}/http_requests`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: maxInFlight });
+  let inFlight = 0;
+  let sent = 0;
+  let skipped = 0;
+  const done: Promise<void>[] = [];
+  const start = performance.now();
+  for (let n = 0; performance.now() - start < durationS * 1000; n++) {
+    const due = start + n * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight >= maxInFlight) {
+      skipped++;
+      continue;
+    }
+    const payload = body(n);
+    inFlight++;
+    sent++;
+    const started = performance.now();
+    done.push(
+      new Promise<void>((resolve) => {
+        const req = http.request(target, { method: 'POST', agent, headers: { ...node.auth, 'content-type': 'application/x-ndjson', 'content-length': payload.length } }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('end', () => {
+            inFlight--;
+            let events = 0;
+            if (res.statusCode === 200) events = (JSON.parse(Buffer.concat(parts).toString()) as { result: { accepted: number } }).result.accepted;
+            onAnswer(n, res.statusCode ?? 0, events, performance.now() - started, res.headers['retry-after'] as string | undefined, Date.now());
+            resolve();
+          });
+        });
+        req.on('error', () => {
+          inFlight--;
+          onAnswer(n, 0, 0, performance.now() - started, undefined, Date.now());
+          resolve();
+        });
+        req.end(payload);
+      }),
+    );
+  }
+  await Promise.all(done);
+  agent.destroy();
+  return { sent, skipped };
+}
+
+/** Waits until the node's queue holds nothing undelivered (or the timeout passes). */
+async function waitForDrain(node: NodeUnderTest, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const metrics = await (await fetch(`${node.url}/metrics`)).text();
+    const pending = Number(/logexport_queue_pending_bytes (\d+)/.exec(metrics)?.[1] ?? NaN);
+    if (pending === 0) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+async function targetBackPressure(): Promise<void> {
+  const overloadSeconds = Number(process.env.BENCH_OVERLOAD_SECONDS ?? 60);
+  const rate = 2 * (sustainableRate || 40_000);
+  console.log(`3. Bounded memory and back-pressure: ${Math.round(rate)} events/s offered (twice the sustainable rate) for ${overloadSeconds} s`);
+  const node = await startNodeUnderTest({ LOGEXPORT_WORKERS: workers });
+  try {
+    await node.createJob('all', { field_names: benchFields }, '', { max_upload_records: 100_000 });
+    let accepted = 0;
+    let refused = 0;
+    let refusedWithoutRetryAfter = 0;
+    let failed = 0;
+    let maxRss = 0;
+    const rssTimer = setInterval(() => (maxRss = Math.max(maxRss, node.rssBytes() || 0)), 100);
+    const load = await openLoop(node, overloadSeconds, (eventsPerRequest / rate) * 1000, () => uniqueBody(), (_n, status, events, _latency, retryAfter) => {
+      if (status === 200) accepted += events;
+      else if (status === 429 || status === 503) {
+        refused++;
+        if (retryAfter === undefined) refusedWithoutRetryAfter++;
+      } else failed++;
+    });
+    const drained = await waitForDrain(node, 300_000);
+    clearInterval(rssTimer);
+    await node.stop();
+    const delivered = node.deliveredLines('all').length;
+    line('requests sent / not sent (client limit)', `${load.sent} / ${load.skipped}`);
+    line('events accepted (200)', String(accepted));
+    line('requests refused with 429/503', `${refused} (${refusedWithoutRetryAfter} without Retry-After), ${failed} other failures`);
+    line('largest RSS', `${(maxRss / 1024 / 1024).toFixed(0)} MB`);
+    line('delivered records', `${delivered} (queue drained: ${drained})`);
+    const holds = maxRss < 512 * 1024 * 1024 && refused > 0 && refusedWithoutRetryAfter === 0 && delivered >= accepted && failed === 0;
+    verdict('3', holds, `RSS ${(maxRss / 1024 / 1024).toFixed(0)} MB < 512 MB, ${refused} refusals with Retry-After, every accepted event delivered: ${delivered >= accepted}`);
+  } finally {
+    node.dispose();
+  }
+}
+
+async function targetLatency(): Promise<void> {
+  const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 40);
+  const rate = (sustainableRate || 40_000) / 2;
+  const perRequest = 200;
+  console.log(`4. Latency at half the sustainable rate: ${Math.round(rate)} events/s in requests of ${perRequest} events for ${latencySeconds} s; job interval 30 s`);
+  const node = await startNodeUnderTest({ LOGEXPORT_WORKERS: workers });
+  try {
+    await node.createJob('lat', { field_names: benchFields }, '', { max_upload_interval_seconds: 30 });
+    const small = Buffer.from(lines.slice(1, perRequest).join('\n') + '\n');
+    const answeredAt = new Map<string, number>();
+    const latencies: number[] = [];
+    let refused = 0;
+    await openLoop(
+      node,
+      latencySeconds,
+      (perRequest / rate) * 1000,
+      (n) => Buffer.concat([Buffer.from((lines[n % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"lat${n}"`) + '\n'), small]),
+      (n, status, _events, latency, _retryAfter, at) => {
+        latencies.push(latency);
+        if (status === 200) answeredAt.set(`lat${n}`, at);
+        else refused++;
+      },
+    );
+    await waitForDrain(node, 120_000);
+    // The last batch closes on its interval; give it that long (plus a little) before stopping.
+    await new Promise((r) => setTimeout(r, 32_000));
+    await node.stop();
+    latencies.sort((a, b) => a - b);
+    let worstDelivery = 0;
+    const dir = path.join(node.dataDir, 'exports', 'lat');
+    const walk = (d: string) => {
+      for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+        const full = path.join(d, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.log.gz')) {
+          const deliveredAt = fs.statSync(full).mtimeMs;
+          for (const text of zlib.gunzipSync(fs.readFileSync(full)).toString().split('\n')) {
+            const m = /"RayID":"(lat\d+)"/.exec(text);
+            const at = m ? answeredAt.get(m[1] ?? '') : undefined;
+            if (at !== undefined) worstDelivery = Math.max(worstDelivery, deliveredAt - at);
+          }
+        }
+      }
+    };
+    if (fs.existsSync(dir)) walk(dir);
+    const p99 = percentile(latencies, 0.99);
+    line('ingest answers p50 / p99 / max', `${percentile(latencies, 0.5).toFixed(1)} / ${p99.toFixed(1)} / ${(latencies.at(-1) ?? NaN).toFixed(1)} ms (${refused} refused)`);
+    line('longest ingest → delivery', `${(worstDelivery / 1000).toFixed(1)} s (bound: 30 s interval + 1 s)`);
+    verdict('4', p99 < 50 && worstDelivery <= 31_000 && refused === 0, `p99 ${p99.toFixed(1)} ms < 50 ms, delivery within ${(worstDelivery / 1000).toFixed(1)} s ≤ 31 s`);
+  } finally {
+    node.dispose();
+  }
+}
+
+async function targetControlPlane(): Promise<void> {
+  const durationS = Number(process.env.BENCH_API_SECONDS ?? 10);
+  console.log(`5. Control plane: GET …/jobs and GET …/rulesets/{id} against a bare Fastify route with a constant JSON body, ${durationS} s each`);
+  const bare = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bare-server.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bareUrl = await new Promise<string>((resolve) => {
+    let out = '';
+    bare.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1] ?? '');
+    });
+  });
+  const node = await startNodeUnderTest({ LOGEXPORT_WORKERS: workers });
+  try {
+    const ruleset = await node.api('PUT', `/zones/${node.zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`, customFields);
+    for (let i = 0; i < 4; i++) await node.createJob(`api${i}`, { field_names: benchFields }, benchFilter);
+    const connections = 16;
+    const baseline = await getLoad(`${bareUrl}/constant`, {}, connections, durationS);
+    const jobs = await getLoad(`${node.url}/client/v4/zones/${node.zoneId}/logexport/jobs`, node.auth, connections, durationS);
+    const rulesetGet = await getLoad(`${node.url}/client/v4/zones/${node.zoneId}/rulesets/${ruleset.body.result.id}`, node.auth, connections, durationS);
+    line('bare Fastify, constant JSON', `${Math.round(baseline.requestsPerSecond)} requests/s`);
+    line('GET …/logexport/jobs (4 jobs)', `${Math.round(jobs.requestsPerSecond)} requests/s (${jobs.errors} errors)`);
+    line('GET …/rulesets/{id}', `${Math.round(rulesetGet.requestsPerSecond)} requests/s (${rulesetGet.errors} errors)`);
+    const worst = Math.min(jobs.requestsPerSecond, rulesetGet.requestsPerSecond) / baseline.requestsPerSecond;
+    verdict('5', worst >= 0.5 && jobs.errors === 0 && rulesetGet.errors === 0, `${worst.toFixed(2)}× the bare route (target ≥ 0.5×)`);
+  } finally {
+    node.dispose();
+    bare.kill('SIGKILL');
+  }
+}
+
+async function targetCompression(): Promise<void> {
+  console.log('6. Compression: gzip levels 1, 3 and 6 on the delivered output (15 fields, ndjson)');
+  const out: string[] = [];
+  for (const text of lines) {
+    const record = JSON.parse(text) as Record<string, unknown>;
+    if (!baselinePredicate(record)) continue;
+    const picked: Record<string, unknown> = {};
+    for (const field of benchFields) picked[field] = record[field] ?? null;
+    out.push(JSON.stringify(picked));
+  }
+  const input = Buffer.from(out.join('\n') + '\n');
+  for (const level of [1, 3, 6]) {
+    let size = 0;
+    const start = performance.now();
+    for (let round = 0; round < 3; round++) size = zlib.gzipSync(input, { level }).length;
+    const secondsTaken = (performance.now() - start) / 1000 / 3;
+    line(`level ${level}`, `${((input.length / 1e6) / secondsTaken).toFixed(0)} MB/s in, ${(input.length / size).toFixed(2)}:1 (${(size / 1e6).toFixed(2)} MB of ${(input.length / 1e6).toFixed(2)} MB)`);
+  }
+  console.log('');
+}
+
 const targets: [number, () => Promise<void>][] = [
   [1, targetEndToEnd],
   [2, targetJobs],
+  [3, targetBackPressure],
+  [4, targetLatency],
+  [5, targetControlPlane],
+  [6, targetCompression],
 ];
 
 console.log(`logexport bench — ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, workers ${workers}, load ${seconds} s\n`);

@@ -15,6 +15,7 @@ import { Supervisor } from './pipeline/supervisor.ts';
 import { ZoneSnapshots } from './pipeline/zone-snapshots.ts';
 import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
+import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -54,7 +55,7 @@ export async function resolveSecret(config: AppConfig, store: Store): Promise<st
  */
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.database);
+  const store = cachedStore(await openStore(config.database));
   const closers: (() => Promise<void>)[] = [() => store.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
@@ -77,6 +78,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
     const supervisorRef: { current?: Supervisor } = {};
     const zoneChanged = (zoneId: string) => {
+      store.invalidateZone(zoneId);
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
     };

@@ -12,7 +12,7 @@ import { page, success } from '../envelope.ts';
 import { zoneOf, type ApiDeps } from '../server.ts';
 
 /** A job as the API shows it: settings exactly as stored, secrets in the destination masked. */
-export function jobView(job: Job) {
+function buildJobView(job: Job) {
   return {
     id: job.id,
     dataset: job.dataset,
@@ -31,6 +31,19 @@ export function jobView(job: Job) {
     last_error: job.lastError,
     error_message: job.errorMessage,
   };
+}
+
+/** Views of jobs read from the store's cache are built once per job object. */
+const views = new WeakMap<Job, ReturnType<typeof buildJobView>>();
+
+/** A job as the API shows it: settings exactly as stored, secrets in the destination masked. */
+export function jobView(job: Job): ReturnType<typeof buildJobView> {
+  let view = views.get(job);
+  if (view === undefined) {
+    view = buildJobView(job);
+    views.set(job, view);
+  }
+  return view;
 }
 
 /** A job id from the path: a positive integer. */

@@ -1,0 +1,123 @@
+/**
+ * A read cache in front of the store for what every API and ingest request reads: credentials, zones,
+ * a zone's jobs and rulesets. Entries live a short time (`ttlMs`), so changes made by another node
+ * (configuration, job status, credentials) show within that time; a zone's entries are dropped at once
+ * when this node changes the zone, or when `invalidateZone` is told another node did (ConfigWatcher).
+ * Everything else, and everything inside a transaction, goes straight to the store.
+ */
+import type { ApiToken, Job, JobSettings, JobStatus, RulesetSnapshot, Store, User, Zone } from './store.ts';
+
+interface Entry<T> {
+  readonly value: Promise<T>;
+  readonly expires: number;
+}
+
+class TtlCache {
+  private readonly entries = new Map<string, Entry<unknown>>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(ttlMs: number, now: () => number) {
+    this.ttlMs = ttlMs;
+    this.now = now;
+  }
+
+  get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const now = this.now();
+    const hit = this.entries.get(key) as Entry<T> | undefined;
+    if (hit !== undefined && hit.expires > now) return hit.value;
+    const value = load();
+    this.entries.set(key, { value, expires: now + this.ttlMs });
+    // A failed read, or one that found nothing (a zone or key may be created a moment later), is not remembered.
+    value.then(
+      (found) => {
+        if (found === undefined && this.entries.get(key)?.value === value) this.entries.delete(key);
+      },
+      () => this.entries.delete(key),
+    );
+    if (this.entries.size > 10_000) this.sweep(now);
+    return value;
+  }
+
+  deleteWhere(prefix: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
+  }
+}
+
+/** Builds the caching store; `store` must be the root store (not a transaction's view). */
+export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date.now): Store & { invalidateZone(zoneId: string): void } {
+  const cache = new TtlCache(ttlMs, now);
+  const zoneKey = (zoneId: string, what: string) => `z:${zoneId}:${what}`;
+  const invalidateZone = (zoneId: string) => cache.deleteWhere(`z:${zoneId}:`);
+  const afterWrite = async <T>(zoneId: string, write: Promise<T>): Promise<T> => {
+    try {
+      return await write;
+    } finally {
+      invalidateZone(zoneId);
+    }
+  };
+  const zoneOfJob = new Map<number, string>();
+
+  const cached: Store & { invalidateZone(zoneId: string): void } = {
+    invalidateZone,
+    // A transaction may change any zone; it is rare (job changes), so every zone's entries are dropped.
+    transaction: async (work) => {
+      try {
+        return await store.transaction(work);
+      } finally {
+        cache.deleteWhere('z:');
+      }
+    },
+    close: () => store.close(),
+    getSetting: (key) => store.getSetting(key),
+    putSettingIfAbsent: (key, value) => store.putSettingIfAbsent(key, value),
+    createUser: (user) => store.createUser(user),
+    findUserByEmail: (email) => store.findUserByEmail(email),
+    findUserById: (id) => cache.get<User | undefined>(`u:${id}`, () => store.findUserById(id)),
+    findUserByApiKeyHash: (hash) => cache.get<User | undefined>(`k:${hash}`, () => store.findUserByApiKeyHash(hash)),
+    createToken: (token) => store.createToken(token),
+    findTokenByHash: (hash) => cache.get<ApiToken | undefined>(`t:${hash}`, () => store.findTokenByHash(hash)),
+    createSession: (session) => store.createSession(session),
+    findSession: (idHash) => store.findSession(idHash),
+    deleteSession: (idHash) => store.deleteSession(idHash),
+    deleteExpiredSessions: (at) => store.deleteExpiredSessions(at),
+    createZone: (zone) => store.createZone(zone),
+    findZone: (id) => cache.get<Zone | undefined>(zoneKey(id, 'zone'), () => store.findZone(id)),
+    findZoneByName: (name) => store.findZoneByName(name),
+    listZones: (userId) => store.listZones(userId),
+    listRulesets: (zoneId) => store.listRulesets(zoneId),
+    getRuleset: (zoneId, id) => cache.get<RulesetSnapshot | undefined>(zoneKey(zoneId, `ruleset:${id}`), () => store.getRuleset(zoneId, id)),
+    findRulesetByPhase: (zoneId, phase) => cache.get<RulesetSnapshot | undefined>(zoneKey(zoneId, `phase:${phase}`), () => store.findRulesetByPhase(zoneId, phase)),
+    insertRuleset: (snapshot) => afterWrite(snapshot.zoneId, store.insertRuleset(snapshot)),
+    updateRuleset: (snapshot, expected) => afterWrite(snapshot.zoneId, store.updateRuleset(snapshot, expected)),
+    deleteRuleset: (zoneId, id) => afterWrite(zoneId, store.deleteRuleset(zoneId, id)),
+    listRulesetVersions: (zoneId, id) => store.listRulesetVersions(zoneId, id),
+    getRulesetVersion: (zoneId, id, version) => store.getRulesetVersion(zoneId, id, version),
+    deleteRulesetVersion: (zoneId, id, version) => afterWrite(zoneId, store.deleteRulesetVersion(zoneId, id, version)),
+    listJobs: (zoneId) =>
+      cache.get<readonly Job[]>(zoneKey(zoneId, 'jobs'), async () => {
+        const jobs = await store.listJobs(zoneId);
+        for (const job of jobs) zoneOfJob.set(job.id, zoneId);
+        return jobs;
+      }),
+    getJob: (zoneId, jobId) => store.getJob(zoneId, jobId),
+    listEnabledJobs: () => store.listEnabledJobs(),
+    createJob: (zoneId, settings: JobSettings, at, max) => afterWrite(zoneId, store.createJob(zoneId, settings, at, max)),
+    updateJob: (zoneId, jobId, changes, at) => afterWrite(zoneId, store.updateJob(zoneId, jobId, changes, at)),
+    deleteJob: (zoneId, jobId) => afterWrite(zoneId, store.deleteJob(zoneId, jobId)),
+    setJobStatus: async (jobId, status: JobStatus) => {
+      await store.setJobStatus(jobId, status);
+      const zoneId = zoneOfJob.get(jobId);
+      if (zoneId !== undefined) invalidateZone(zoneId);
+    },
+    putJobCounters: (row) => store.putJobCounters(row),
+    listJobCounters: (jobId) => store.listJobCounters(jobId),
+    configChangesSince: (seq) => store.configChangesSince(seq),
+    latestConfigChange: () => store.latestConfigChange(),
+  };
+  return cached;
+}
