@@ -65,9 +65,12 @@ export class IngestWorkers {
     let slot = this.slots[0] as Slot;
     for (const candidate of this.slots) if (candidate.pending.size < slot.pending.size) slot = candidate;
     const id = this.nextId++;
+    // The body is moved, not copied, when it owns its memory (large request bodies do).
+    const body = task.body;
+    const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, task });
+      slot.worker.postMessage({ id, task }, transfer);
     });
   }
 
