@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
 import { findDataset, httpRequests } from '../../domain/datasets/http-requests.ts';
+import { parseFilter } from '../../domain/filters/parse-filter.ts';
 import { parseDestinationConf, sameDestination } from '../../domain/jobs/destination-conf.ts';
 import { hasFieldNames, parseLogpullOptions, resolveOutputPlan } from '../../domain/jobs/output-options.ts';
 import { createDestination } from '../../destinations/create-destination.ts';
@@ -10,7 +11,7 @@ import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../server.ts';
 import { destinationOf } from './ownership.ts';
 
-/** validate/destination (a real test write), validate/destination/exists, validate/origin. */
+/** validate/destination (a real test write), validate/destination/exists, validate/origin, validate/filter. */
 export function validateRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/validate/destination', async (request) => {
     zoneOf(request);
@@ -39,6 +40,20 @@ export function validateRoutes(app: FastifyInstance, deps: ApiDeps): void {
       return other.ok && sameDestination(other.value, spec);
     });
     return success({ exists });
+  });
+
+  // Checks a job filter exactly as job create would (same limits, same messages), without a job: the
+  // dashboard's filter builder calls it as the user types.
+  app.post('/validate/filter', { config: { access: 'read' } }, async (request) => {
+    zoneOf(request);
+    const body = bodyObject(request.body);
+    rejectUnknownKeys(body, ['filter', 'dataset']);
+    const datasetId = body.dataset ?? 'http_requests';
+    const dataset = typeof datasetId === 'string' ? findDataset(datasetId) : undefined;
+    if (dataset === undefined) throw new AppError('jobInvalid', { message: `dataset ${JSON.stringify(datasetId)} is not served; logexport exports ${httpRequests.id}`, pointer: '/dataset' });
+    if (body.filter !== null && typeof body.filter !== 'string') throw new AppError('jobInvalid', { message: 'filter must be a string holding JSON such as {"where":{…}}, or null', pointer: '/filter' });
+    const parsed = parseFilter(body.filter, dataset, { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes });
+    return success(parsed.ok ? { valid: true, message: '' } : { valid: false, message: `filter ${parsed.error.message}`.replace(/^filter filter:/, 'filter:') });
   });
 
   app.post('/validate/origin', async (request) => {

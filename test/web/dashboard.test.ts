@@ -1,0 +1,411 @@
+/**
+ * The dashboard end to end in Debian's chromium: everything a newcomer does in the browser, each result
+ * checked through the API as well. Screenshots of each screen go to docs/screenshots/ when one is
+ * missing or LOGEXPORT_UPDATE_SCREENSHOTS=1 (so ordinary runs leave the committed images alone).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Clock } from '../../src/core/clock.ts';
+import { compileSampler } from '../../src/pipeline/stages/sample.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+const chromiumPath = '/usr/bin/chromium';
+const distIndex = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
+const screenshotDir = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const email = 'ada@example.com';
+const password = 'correct horse battery';
+
+/** Whether the suite can run; without chromium it prints one SKIPPED line, except under CI=true. */
+function chromiumInstalled(): boolean {
+  if (fs.existsSync(chromiumPath)) return true;
+  const line = `SKIPPED: chromium is not installed at ${chromiumPath} (apt-get install -y chromium)`;
+  if (process.env.CI === 'true') throw new Error(`${line} (CI=true requires it)`);
+  console.log(line);
+  return false;
+}
+
+const runs = chromiumInstalled();
+
+/** The system clock moved by a settable offset, so the test can spread deliveries over the past hour. */
+class ShiftedClock implements Clock {
+  offsetMs = 0;
+
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+}
+
+const keptBySampling = compileSampler(0.5);
+let lastRay = 0;
+
+/**
+ * NDJSON events for the job's filter and 0.5 sample rate: exactly `kept` pass both, and some fail the
+ * filter (status 200 on /home) or the sampling, so every counter moves. Each carries an X-Custom header.
+ */
+function eventLines(kept: number): string[] {
+  const lines: string[] = [];
+  const event = (status: number, requestPath: string) => {
+    const rayId = `ray${(lastRay += 1)}`;
+    lines.push(
+      JSON.stringify({
+        RayID: rayId,
+        EdgeStartTimestamp: Date.now() * 1_000_000,
+        ClientRequestHost: 'example.com',
+        ClientRequestPath: requestPath,
+        EdgeResponseStatus: status,
+        RawRequestHeaders: [['Host', 'example.com'], ['X-Custom', 'hello']],
+      }),
+    );
+    return rayId;
+  };
+  // A batch spans a queue range, so records the job drops still open it: they come first, and the last
+  // line is a kept record, so each round ends exactly on a batch boundary with nothing left open.
+  for (let i = 0; i < 40; i += 1) event(200, '/home');
+  for (let passed = 0; passed < kept; ) if (keptBySampling({ RayID: event(502, '/api/orders') })) passed += 1;
+  return lines;
+}
+
+describe('the dashboard in a browser', { skip: !runs }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let zoneId: string;
+  let shopZoneId: string;
+  let scratchDir: string;
+  const clock = new ShiftedClock();
+
+  /** Saves a screenshot of the current screen (see the file comment for where). */
+  async function screenshot(name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+    const committed = path.join(screenshotDir, `${name}.png`);
+    const update = process.env.LOGEXPORT_UPDATE_SCREENSHOTS === '1' || !fs.existsSync(committed);
+    await page.screenshot({ path: update ? committed : path.join(scratchDir, `${name}.png`), fullPage: options.fullPage ?? false, animations: 'disabled' });
+  }
+
+  async function api(method: string, urlPath: string, body?: unknown) {
+    const answer = await t.call(method, urlPath, body === undefined ? {} : { body });
+    return answer;
+  }
+
+  const job = (name: string): Locator => page.getByRole('article', { name });
+  const condition = (label: string): Locator => page.getByRole('group', { name: label, exact: true });
+
+  before(async () => {
+    assert.ok(fs.existsSync(distIndex), 'web/dist/index.html is missing: build the dashboard with `npm run build:web` (npm ci does it through `prepare`)');
+    t = await startTestApp({}, { clock });
+    scratchDir = fs.mkdtempSync(path.join(t.dataDir, 'screens-'));
+    fs.mkdirSync(screenshotDir, { recursive: true });
+    const owner = await t.user(email, password);
+    zoneId = await t.zone(owner, 'example.com');
+    shopZoneId = await t.zone(owner, 'shop.example.com');
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: t.app.url, locale: 'en-US', timezoneId: 'UTC' });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('refuses a wrong password with a message that does not tell whether the e-mail exists', async () => {
+    await page.goto('/');
+    await assert.doesNotReject(page.getByRole('heading', { name: 'Sign in to logexport' }).waitFor());
+    await screenshot('01-sign-in');
+
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const wrongPassword = await page.getByRole('alert').textContent();
+    assert.equal(wrongPassword, 'Incorrect e-mail or password');
+    await screenshot('02-sign-in-refused');
+
+    await page.getByLabel('E-mail').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.equal(await page.getByRole('alert').textContent(), wrongPassword);
+
+    const answer = await t.call('POST', '/session', { body: { email, password: 'not the password' }, auth: null });
+    assert.equal(answer.status, 401);
+    assert.equal(answer.body.errors[0].code, 10401);
+  });
+
+  it('signs in and lists the user’s domains to pick from', async () => {
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
+    assert.ok(await page.getByRole('link', { name: 'shop.example.com' }).isVisible());
+    await screenshot('03-domains');
+
+    // The browser's session cookie is what the API sees.
+    const session = await page.request.get('/client/v4/session');
+    assert.equal(session.status(), 200);
+    assert.equal(((await session.json()) as { result: { email: string } }).result.email, email);
+  });
+
+  it('adds a request header custom field, which the API then lists in the zone ruleset', async () => {
+    await page.getByRole('link', { name: 'example.com', exact: true }).click();
+    await page.getByRole('heading', { name: 'Custom Fields' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, `/zones/${zoneId}/custom-fields`);
+
+    await page.getByRole('button', { name: 'Edit Custom Fields' }).click();
+    await page.getByRole('button', { name: 'Set new Custom Field' }).click();
+    await page.getByLabel('Field Type').selectOption({ label: 'Request Header' });
+    await page.getByLabel('Field Name').fill('x-custom');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'x-custom', exact: true }).waitFor();
+
+    const ruleset = await api('GET', `/zones/${zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`);
+    assert.equal(ruleset.status, 200);
+    assert.deepEqual(ruleset.body.result.rules.map((r: { action_parameters: unknown }) => r.action_parameters), [{ request_fields: [{ name: 'x-custom' }] }]);
+    await screenshot('04-custom-fields');
+  });
+
+  it('shows the API’s refusal of an upper-case header name beside the Field Name input', async () => {
+    await page.getByRole('button', { name: 'Set new Custom Field' }).click();
+    await page.getByLabel('Field Type').selectOption({ label: 'Request Header' });
+    await page.getByLabel('Field Name').fill('X-Upper');
+    await page.getByRole('button', { name: 'Save' }).click();
+
+    const input = page.getByLabel('Field Name');
+    await page.locator('#custom-field-name-error').waitFor();
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    const shown = (await page.locator('#custom-field-name-error').textContent()) ?? '';
+    // The same refusal straight from the API, and nothing was stored.
+    const refused = await api('PUT', `/zones/${zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`, {
+      rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [{ name: 'x-custom' }, { name: 'X-Upper' }] } }],
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(shown, refused.body.errors.map((e: { message: string }) => e.message).join(' '));
+    assert.match(shown, /x-upper/);
+    await screenshot('05-custom-field-refused');
+
+    const ruleset = await api('GET', `/zones/${zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`);
+    assert.deepEqual(ruleset.body.result.rules[0].action_parameters, { request_fields: [{ name: 'x-custom' }] });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  it('shows the API’s refusal of a 41st custom field beside the Field Name input, in another domain', async () => {
+    const forty = Array.from({ length: 40 }, (_, i) => ({ name: `x-field-${i + 1}` }));
+    const path40 = `/zones/${shopZoneId}/rulesets/phases/http_log_custom_fields/entrypoint`;
+    assert.equal((await api('PUT', path40, { rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: forty } }] })).status, 200);
+
+    await page.getByLabel('Domain').selectOption({ label: 'shop.example.com' });
+    await page.getByText('40 custom fields configured for shop.example.com').waitFor();
+    await page.getByRole('button', { name: 'Edit Custom Fields' }).click();
+    // By keyboard this time: the form opens with the focus on Field Type; Tab, type, Enter saves.
+    await page.getByRole('button', { name: 'Set new Custom Field' }).press('Enter');
+    await page.waitForFunction("document.activeElement !== null && document.activeElement.id === 'custom-field-type'");
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('x-field-41');
+    assert.equal(await page.getByLabel('Field Name').inputValue(), 'x-field-41');
+    await page.keyboard.press('Enter');
+    await page.locator('#custom-field-name-error').waitFor();
+    const shown = (await page.locator('#custom-field-name-error').textContent()) ?? '';
+    const refused = await api('PUT', path40, {
+      rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [...forty, { name: 'x-field-41' }] } }],
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(shown, refused.body.errors.map((e: { message: string }) => e.message).join(' '));
+    assert.match(shown, /40/);
+    assert.equal((await api('GET', path40)).body.result.rules[0].action_parameters.request_fields.length, 40);
+
+    await page.getByLabel('Domain').selectOption({ label: 'example.com' });
+    await page.getByText('1 custom field configured for example.com').waitFor();
+  });
+
+  it('creates a job with a two-condition filter, a file destination and the ownership step', async () => {
+    await page.getByRole('link', { name: 'Log export jobs' }).click();
+    await page.getByText('No jobs yet').waitFor();
+    await page.getByRole('link', { name: 'Add job' }).click();
+
+    // Dataset
+    await page.getByRole('heading', { name: 'Step 1 of 6: Dataset' }).waitFor();
+    assert.equal(await page.getByLabel('Dataset').inputValue(), 'http_requests');
+    await page.getByLabel('Job name').fill('example-errors');
+    await screenshot('06-job-dataset');
+    await page.getByRole('button', { name: 'Next' }).click();
+
+    // Fields: the defaults plus the custom request headers.
+    await page.getByRole('heading', { name: 'Step 2 of 6: Fields' }).waitFor();
+    await page.getByLabel('RequestHeaders', { exact: true }).check();
+    await page.getByLabel('EdgeResponseStatus', { exact: true }).check();
+    await screenshot('07-job-fields');
+    await page.getByRole('button', { name: 'Next' }).click();
+
+    // Filter: two conditions joined by "or"; a bad value is caught beside its input first.
+    await page.getByRole('heading', { name: 'Step 3 of 6: Filter' }).waitFor();
+    await page.getByRole('button', { name: 'Add condition', exact: true }).click();
+    await condition('Condition 1').getByLabel('Field').selectOption('EdgeResponseStatus');
+    await condition('Condition 1').getByLabel('Operator').selectOption('geq');
+    await condition('Condition 1').getByLabel('Value').fill('many');
+    await condition('Condition 1').getByRole('alert').waitFor();
+    assert.match((await condition('Condition 1').getByRole('alert').textContent()) ?? '', /EdgeResponseStatus is an int field/);
+    await condition('Condition 1').getByLabel('Value').fill('500');
+    await page.getByRole('button', { name: 'Add condition', exact: true }).click();
+    await condition('Condition 2').getByLabel('Field').selectOption('ClientRequestPath');
+    await condition('Condition 2').getByLabel('Operator').selectOption('startsWith');
+    await condition('Condition 2').getByLabel('Value').fill('/api/');
+    await page.getByLabel('Combine with').selectOption('or');
+    const filter = JSON.stringify({
+      where: {
+        or: [
+          { key: 'EdgeResponseStatus', operator: 'geq', value: 500 },
+          { key: 'ClientRequestPath', operator: 'startsWith', value: '/api/' },
+        ],
+      },
+    });
+    assert.equal(await page.getByLabel('Filter JSON').inputValue(), filter);
+    assert.equal(await page.getByRole('alert').count(), 0);
+    // The live check settles: the server's verdict, or the dashboard's own when the server has no such check.
+    await page.getByText(/The server accepts this filter|the server checks it again when the job is saved/).waitFor();
+    await screenshot('08-job-filter', { fullPage: true });
+    await page.getByRole('button', { name: 'Next' }).click();
+
+    // Destination and the ownership challenge, whose token is read from the file the server wrote.
+    await page.getByRole('heading', { name: 'Step 4 of 6: Destination' }).waitFor();
+    await page.getByLabel('Destination').fill('file:///example/logs');
+    await page.getByRole('button', { name: 'Next' }).click();
+    assert.match((await page.locator('#job-ownership-error').textContent()) ?? '', /Write the ownership challenge/);
+    await page.getByRole('button', { name: 'Write ownership challenge' }).click();
+    const filename = (await page.locator('#challenge-filename').textContent()) ?? '';
+    assert.match(filename, /^example\/logs\/ownership-challenge-[0-9a-f]{8}\.txt$/);
+    const token = fs.readFileSync(path.join(t.config.exportRoot, filename), 'utf8').trim();
+    await page.getByLabel('Ownership token').fill(token);
+    await screenshot('09-job-destination');
+    await page.getByRole('button', { name: 'Next' }).click();
+
+    // Output options
+    await page.getByRole('heading', { name: 'Step 5 of 6: Output options' }).waitFor();
+    await page.getByLabel('Timestamp format').selectOption('rfc3339');
+    await page.getByLabel('Sample rate').fill('0.5');
+    await page.getByLabel('CVE-2021-44228').check();
+    await screenshot('10-job-output');
+    await page.getByRole('button', { name: 'Next' }).click();
+
+    // Review, then create.
+    await page.getByRole('heading', { name: 'Step 6 of 6: Review' }).waitFor();
+    assert.ok(await page.getByLabel('Enabled').isChecked());
+    await screenshot('11-job-review');
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await job('example-errors').waitFor();
+
+    const jobs = await api('GET', `/zones/${zoneId}/logexport/jobs`);
+    assert.equal(jobs.body.result.length, 1);
+    const created = jobs.body.result[0];
+    assert.equal(created.name, 'example-errors');
+    assert.equal(created.dataset, 'http_requests');
+    assert.equal(created.destination_conf, 'file:///example/logs');
+    assert.equal(created.enabled, true);
+    assert.equal(created.filter, filter);
+    assert.ok(created.output_options.field_names.includes('RequestHeaders'));
+    assert.ok(created.output_options.field_names.includes('EdgeResponseStatus'));
+    assert.equal(created.output_options.timestamp_format, 'rfc3339');
+    assert.equal(created.output_options.sample_rate, 0.5);
+    assert.equal(created.output_options['CVE-2021-44228'], true);
+  });
+
+  it('shows the job’s counters and delivery chart once records flow, with the custom field in the files', async () => {
+    const [created] = (await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result;
+    const card = job('example-errors');
+    assert.ok(await card.getByText('file:///example/logs').isVisible());
+    assert.equal(await card.locator('.badge').textContent(), 'Enabled');
+
+    // Batches close at 1000 records, so each round below delivers whole batches at once.
+    assert.equal((await api('PUT', `/zones/${zoneId}/logexport/jobs/${created.id}`, { max_upload_records: 1000 })).status, 200);
+    let delivered = 0;
+    for (const [minutesAgo, batches] of [[40, 1], [31, 3], [22, 2], [12, 4], [3, 2]] as const) {
+      clock.offsetMs = -minutesAgo * 60_000;
+      const ingest = await t.call('POST', `${t.app.url}/ingest/zones/${zoneId}/http_requests`, {
+        raw: eventLines(batches * 1000).join('\n'),
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
+      assert.equal(ingest.status, 200, ingest.text);
+      delivered += batches * 1000;
+      for (let tries = 0; ; tries += 1) {
+        const stats = await api('GET', `/zones/${zoneId}/logexport/jobs/${created.id}/stats`);
+        if (stats.body.result.counters.delivered_records >= delivered) break;
+        assert.ok(tries < 400, `the job delivered ${stats.body.result.counters.delivered_records} of ${delivered} records: ${JSON.stringify(stats.body.result)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    clock.offsetMs = 0;
+
+    const stats = (await api('GET', `/zones/${zoneId}/logexport/jobs/${created.id}/stats`)).body.result;
+    assert.equal(stats.counters.delivered_records, 12_000);
+    assert.ok(stats.counters.filtered_out > 0 && stats.counters.sampled_out > 0);
+    await page.reload();
+    const shown = (label: string) => card.locator('.counters > div', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+    await shown('Delivered records').filter({ hasText: /\d/ }).waitFor();
+    assert.equal(await shown('Delivered records').textContent(), '12,000');
+    assert.equal(await shown('Filtered out').textContent(), stats.counters.filtered_out.toLocaleString('en-US'));
+    assert.match((await card.getByRole('img').getAttribute('aria-label')) ?? '', /12,000 in total, at most 4,000 in one minute/);
+    await screenshot('12-jobs', { fullPage: true });
+
+    // The custom field configured earlier is in the delivered files.
+    const directory = path.join(t.config.exportRoot, 'example', 'logs');
+    const batch = fs.readdirSync(directory).find((name) => name.endsWith('.log.gz'));
+    assert.ok(batch !== undefined, 'no batch file was delivered');
+    const first = JSON.parse(gunzipSync(fs.readFileSync(path.join(directory, batch))).toString('utf8').split('\n')[0] ?? '');
+    assert.deepEqual(first.RequestHeaders, { 'x-custom': 'hello' });
+  });
+
+  it('edits the job through the same steps: the filter becomes an "and" and the destination needs no new proof', async () => {
+    await job('example-errors').getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit job: example-errors' }).waitFor();
+    assert.equal(await page.getByLabel('Job name').inputValue(), 'example-errors');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('heading', { name: 'Step 3 of 6: Filter' }).waitFor();
+    assert.equal(await condition('Condition 2').getByLabel('Value').inputValue(), '/api/');
+    await page.getByLabel('Combine with').selectOption('and');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('heading', { name: 'Step 4 of 6: Destination' }).waitFor();
+    assert.equal(await page.getByLabel('Ownership token').count(), 0);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Save job' }).click();
+    await job('example-errors').waitFor();
+
+    const [stored] = (await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result;
+    assert.deepEqual(Object.keys(JSON.parse(stored.filter).where), ['and']);
+    assert.equal(stored.destination_conf, 'file:///example/logs');
+  });
+
+  it('disables the job', async () => {
+    const card = job('example-errors');
+    await card.getByRole('button', { name: 'Disable' }).click();
+    await card.getByRole('button', { name: 'Enable' }).waitFor();
+    const [stored] = (await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result;
+    assert.equal(stored.enabled, false);
+  });
+
+  it('deletes the job only after confirmation', async () => {
+    const card = job('example-errors');
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result.length, 1);
+
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await screenshot('13-job-delete-confirm');
+    await card.getByRole('button', { name: 'Yes, delete job' }).click();
+    await page.getByText('No jobs yet').waitFor();
+    assert.equal((await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result.length, 0);
+  });
+
+  it('signs out, after which the session no longer works', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to logexport' }).waitFor();
+    const session = await page.request.get('/client/v4/session');
+    assert.notEqual(session.status(), 200);
+  });
+});

@@ -1,0 +1,49 @@
+import type { Zone } from '../api/zone.ts';
+import type { Route } from '../model/route.ts';
+import { Link } from './link.tsx';
+
+/** The bar above every signed-in screen: the product, the domain switcher, the user and Sign out. */
+export function TopBar(props: {
+  readonly email: string;
+  readonly zones: readonly Zone[] | undefined;
+  readonly zone: Zone | undefined;
+  readonly navigate: (route: Route) => void;
+  readonly onSignOut: () => void;
+}) {
+  return (
+    <header class="top-bar">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Link to={{ kind: 'zones' }} navigate={props.navigate} class="brand">
+        logexport
+      </Link>
+      {props.zones !== undefined && props.zones.length > 0 && (
+        <div class="zone-switch">
+          <label for="zone-switch">Domain</label>
+          <select
+            id="zone-switch"
+            value={props.zone?.id ?? ''}
+            onChange={(e) => {
+              const id = e.currentTarget.value;
+              props.navigate(id === '' ? { kind: 'zones' } : { kind: 'customFields', zoneId: id });
+            }}
+          >
+            <option value="">All domains</option>
+            {props.zones.map((z) => (
+              <option key={z.id} value={z.id}>
+                {z.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <span class="user" title="Signed in as">
+        {props.email}
+      </span>
+      <button type="button" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </header>
+  );
+}
