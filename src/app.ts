@@ -65,15 +65,22 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     // The queue opens before the server whose logger reports its background errors.
     const logRef: { current?: FastifyInstance['log'] } = {};
     const logError = (error: unknown) => logRef.current?.error({ err: error }, 'The queue reported an error.');
-    const queue = await openQueue(config.queue, { replayWindowMs: config.replayWindowMs, clock, onError: logError });
+    const nodeId = `${os.hostname()}:${config.port}:${config.dataDir}`;
+    const queue = await openQueue(config.queue, {
+      replayWindowMs: config.replayWindowMs,
+      disableFailingJobsAfterMs: config.disableFailingJobsAfterMs,
+      nodeId,
+      clock,
+      onError: logError,
+    });
     closers.push(() => queue.close());
 
-    const counters = new CounterRegistry(store, clock, `${os.hostname()}:${config.port}:${config.dataDir}`);
+    const counters = new CounterRegistry(store, clock, nodeId);
     const filterLimits = { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes };
     const snapshots = new ZoneSnapshots(store, filterLimits);
     const workers = new IngestWorkers(config.workers);
     closers.push(() => workers.close());
-    const ingestor = new Ingestor(queue, snapshots, workers);
+    const ingestor = new Ingestor(queue, snapshots, workers, (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'));
     let accepting = true;
 
     const supervisorRef: { current?: Supervisor } = {};
@@ -85,9 +92,17 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
     const jobs: JobLifecycle = {
       async beforeEnable(job) {
-        // A job disabled because its destination kept failing resumes where it stopped; any other job
-        // exports events from the moment it is enabled (no backfill).
-        if (job.failingSince === null) await queue.resetConsumer(streamOf(job), consumerNameOf(job));
+        // A job disabled because its destination kept failing resumes where it stopped (its consumer was
+        // kept); any other job exports events from the moment it is enabled (no backfill).
+        if (job.failingSince !== null) {
+          try {
+            await (await queue.openConsumer(streamOf(job), consumerNameOf(job))).close();
+            return;
+          } catch {
+            // No consumer left to resume: start at the end like any other job.
+          }
+        }
+        await queue.resetConsumer(streamOf(job), consumerNameOf(job));
       },
       async afterDisable(job) {
         // The job's runner must be gone before its consumer is: a late commit on a removed consumer fails.

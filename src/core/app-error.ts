@@ -27,6 +27,7 @@ export const errorCatalogue = {
   ingestInvalid: { code: 12000, status: 400, message: 'The ingest request is not valid' },
   overloaded: { code: 12429, status: 429, message: 'Too many requests; retry later' },
   shuttingDown: { code: 12503, status: 503, message: 'The service is shutting down; retry later' },
+  queueUnavailable: { code: 12504, status: 503, message: 'The queue cannot store events right now; retry later' },
   signInFailed: { code: 10401, status: 401, message: 'Incorrect e-mail or password' },
   csrfRejected: { code: 10403, status: 403, message: 'Missing or invalid CSRF token' },
   internal: { code: 10500, status: 500, message: 'internal error' },

@@ -30,12 +30,14 @@ export class Ingestor {
   private readonly queue: EventQueue;
   private readonly snapshots: ZoneSnapshots;
   private readonly workers: IngestWorkers;
+  private readonly onAppendError: (error: unknown) => void;
   readonly counters = new Map<string, IngestCounters>();
 
-  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers) {
+  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}) {
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
+    this.onAppendError = onAppendError;
   }
 
   private countersOf(zoneId: string): IngestCounters {
@@ -68,7 +70,14 @@ export class Ingestor {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
       return { accepted: result.accepted };
     }
-    await this.queue.append({ zoneId, dataset: dataset.id }, result.chunks, result.dedupeKey);
+    try {
+      await this.queue.append({ zoneId, dataset: dataset.id }, result.chunks, result.dedupeKey);
+    } catch (error) {
+      this.onAppendError(error);
+      // Not durable, so not accepted: the client retries, and a retry of the same body is stored once.
+      counters.rejected_requests += 1;
+      throw new AppError('queueUnavailable', undefined, 5);
+    }
     counters.accepted_events += result.accepted;
     return { accepted: result.accepted };
   }

@@ -1,11 +1,16 @@
 import type { QueueConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import { openEmbeddedQueue } from './embedded.ts';
+import { openJetStreamQueue } from './jetstream.ts';
 import type { EventQueue } from './queue.ts';
 
 /** What opening a queue needs besides its configuration. */
 export interface QueueOptions {
   readonly replayWindowMs: number;
+  /** How long a job may fail before it is disabled: JetStream keeps undelivered events at least that long. */
+  readonly disableFailingJobsAfterMs: number;
+  /** Names this node to the other nodes sharing a JetStream consumer. */
+  readonly nodeId: string;
   readonly clock: Clock;
   readonly onError: (error: unknown) => void;
 }
@@ -16,6 +21,12 @@ export async function openQueue(config: QueueConfig, options: QueueOptions): Pro
     case 'embedded':
       return openEmbeddedQueue({ path: config.path, replayWindowMs: options.replayWindowMs, clock: options.clock, onSweepError: options.onError });
     case 'nats':
-      throw new Error('LOGEXPORT_QUEUE_URL=nats://… is not available yet in this build; use the embedded queue');
+      return openJetStreamQueue({
+        servers: config.servers,
+        nodeId: options.nodeId,
+        replayWindowMs: options.replayWindowMs,
+        maxAgeMs: Math.max(options.replayWindowMs, options.disableFailingJobsAfterMs),
+        onError: options.onError,
+      });
   }
 }
