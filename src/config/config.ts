@@ -9,7 +9,7 @@ export type DatabaseConfig =
 /** Which queue carries events from ingest to the job runners. */
 export type QueueConfig =
   | { readonly kind: 'embedded'; readonly path: string }
-  | { readonly kind: 'nats'; readonly servers: readonly string[] };
+  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -124,7 +124,9 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
     for (const s of servers) {
       if (!/^nats:\/\/[^/\s]+$/.test(s)) fail('LOGEXPORT_QUEUE_URL', value, 'nats://host:port[,nats://host:port…]');
     }
-    return { kind: 'nats', servers };
+    const stream = raw.LOGEXPORT_NATS_STREAM ?? 'LOGEXPORT';
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) fail('LOGEXPORT_NATS_STREAM', stream, "a stream name of letters, digits, '-' and '_'");
+    return { kind: 'nats', servers, stream };
   }
   fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
 }

@@ -28,6 +28,7 @@ export const settingNames = [
   'LOGEXPORT_WORKERS',
   'LOGEXPORT_QUEUE_MAX_PENDING_BYTES',
   'LOGEXPORT_INGEST_MAX_BUFFERED',
+  'LOGEXPORT_NATS_STREAM',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

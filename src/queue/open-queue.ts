@@ -23,6 +23,8 @@ export async function openQueue(config: QueueConfig, options: QueueOptions): Pro
     case 'nats':
       return openJetStreamQueue({
         servers: config.servers,
+        streamName: config.stream,
+        subjectPrefix: `logexport.${config.stream.toLowerCase()}`,
         nodeId: options.nodeId,
         replayWindowMs: options.replayWindowMs,
         maxAgeMs: Math.max(options.replayWindowMs, options.disableFailingJobsAfterMs),

@@ -13,6 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { serverAvailable } from '../support/services.ts';
 import { postgresUrl } from '../support/stores.ts';
@@ -78,6 +80,7 @@ describe('three nodes on PostgreSQL and NATS JetStream', { skip: !ready }, () =>
     ...process.env,
     LOGEXPORT_DATABASE_URL: postgresUrl.replace(/\/[^/]*$/, `/${database}`),
     LOGEXPORT_QUEUE_URL: 'nats://127.0.0.1:4222',
+    LOGEXPORT_NATS_STREAM: `LOGEXPORT_TEST_${suffix}`,
     LOGEXPORT_EXPORT_ROOT: exportRoot,
     LOGEXPORT_LOG_LEVEL: 'info',
     LOGEXPORT_SHUTDOWN_TIMEOUT: '20s',
@@ -109,6 +112,10 @@ describe('three nodes on PostgreSQL and NATS JetStream', { skip: !ready }, () =>
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end();
+    // The stream and the job's consumer would otherwise stay on the shared NATS server.
+    const nc = await connect({ servers: '127.0.0.1:4222' });
+    await (await jetstreamManager(nc)).streams.delete(`LOGEXPORT_TEST_${suffix}`).catch(() => false);
+    await nc.close();
     fs.rmSync(work, { recursive: true, force: true });
   });
 
