@@ -48,12 +48,17 @@ function readStat(pid: number): { cpu: number; rss: number } {
 }
 
 /** Starts a node with `env` settings on a free port and sets up a user and a zone. */
-export async function startNodeUnderTest(env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<NodeUnderTest> {
+export async function startNodeUnderTest(
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+  options: { readonly reuse?: NodeUnderTest } = {},
+): Promise<NodeUnderTest> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-bench-'));
   const baseEnv = { ...process.env, LOGEXPORT_DATA_DIR: dataDir, LOGEXPORT_LOG_LEVEL: 'warn', ...env };
   const cli = (...args: string[]) => JSON.parse(spawnSync(process.execPath, [bin, ...args], { env: baseEnv, encoding: 'utf8' }).stdout) as Record<string, string>;
-  const user = cli('users', 'create', '--email', 'bench@example.com');
-  const zone = cli('zones', 'create', '--email', 'bench@example.com', '--name', 'bench.example.com');
+  // A node sharing another's store (PostgreSQL) shares its user and zone too.
+  const user = options.reuse === undefined ? cli('users', 'create', '--email', 'bench@example.com') : { email: options.reuse.auth['x-auth-email'], api_key: options.reuse.auth['x-auth-key'] };
+  const zone = options.reuse === undefined ? cli('zones', 'create', '--email', 'bench@example.com', '--name', 'bench.example.com') : { id: options.reuse.zoneId };
   const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--log-level', 'info'], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -78,6 +83,7 @@ export async function startNodeUnderTest(env: Record<string, string> = {}, nodeA
     return { status: res.status, body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const zoneId = zone.id ?? '';
+  const exportRoot = env.LOGEXPORT_EXPORT_ROOT ?? path.join(dataDir, 'exports');
   // Sampled while the process lives, so the figures survive its exit (the last sample is ≤ 100 ms old).
   let last = readStat(child.pid ?? 0);
   const sampler = setInterval(() => {
@@ -103,7 +109,7 @@ export async function startNodeUnderTest(env: Record<string, string> = {}, nodeA
     async createJob(name, outputOptions, filter, extra = {}) {
       const conf = `file:///${name}`;
       const own = await api('POST', `/zones/${zoneId}/logexport/ownership`, { destination_conf: conf });
-      const token = fs.readFileSync(path.join(dataDir, 'exports', own.body.result.filename), 'utf8');
+      const token = fs.readFileSync(path.join(exportRoot, own.body.result.filename), 'utf8');
       const job = await api('POST', `/zones/${zoneId}/logexport/jobs`, {
         name,
         destination_conf: conf,
@@ -124,7 +130,7 @@ export async function startNodeUnderTest(env: Record<string, string> = {}, nodeA
       });
     },
     deliveredLines(name) {
-      const dir = path.join(dataDir, 'exports', name);
+      const dir = path.join(exportRoot, name);
       const lines: string[] = [];
       const walk = (d: string) => {
         for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
