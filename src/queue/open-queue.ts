@@ -24,7 +24,8 @@ export async function openQueue(config: QueueConfig, options: QueueOptions): Pro
       return openJetStreamQueue({
         servers: config.servers,
         streamName: config.stream,
-        subjectPrefix: `logexport.${config.stream.toLowerCase()}`,
+        // Streams' subjects must not overlap: the default stream keeps `logexport.events`, others get their own.
+        subjectPrefix: config.stream === 'LOGEXPORT' ? 'logexport.events' : `logexport.stream.${config.stream.toLowerCase()}`,
         nodeId: options.nodeId,
         replayWindowMs: options.replayWindowMs,
         maxAgeMs: Math.max(options.replayWindowMs, options.disableFailingJobsAfterMs),
