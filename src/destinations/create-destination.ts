@@ -5,7 +5,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { DestinationSpec } from '../domain/jobs/destination-conf.ts';
 import type { Destination } from './destination.ts';
-import { createFileDestination } from './file.ts';
+import { createFileDestination, type FileOps } from './file.ts';
 import { createHttpDestination } from './http.ts';
 import { createS3Destination } from './s3.ts';
 
@@ -21,6 +21,8 @@ export interface DestinationDeps {
   readonly timeoutMs?: number;
   /** Reads `Retry-After` dates against it; the system clock when absent. */
   readonly clock?: Clock;
+  /** The file system `file://` destinations write through; node's own when absent (tests inject failures). */
+  readonly fileOps?: FileOps;
 }
 
 /** Builds the destination a spec describes. */
@@ -28,7 +30,7 @@ export function createDestination(spec: DestinationSpec, deps: DestinationDeps):
   const timeoutMs = deps.timeoutMs ?? defaultDestinationTimeoutMs;
   switch (spec.kind) {
     case 'file':
-      return createFileDestination(spec, { exportRoot: deps.exportRoot });
+      return createFileDestination(spec, { exportRoot: deps.exportRoot, fs: deps.fileOps });
     case 's3':
     case 'r2':
       return createS3Destination(spec, { allowPrivate: deps.allowPrivate, timeoutMs });

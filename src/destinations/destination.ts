@@ -28,8 +28,12 @@ export interface OutgoingBatch {
 
 /** A built destination: the hot path calls `send`; the API calls `validate` and `writeChallenge`. */
 export interface Destination {
-  /** Delivers one batch; never throws. Object stores overwrite an object of the same key. */
-  send(batch: OutgoingBatch): Promise<SendOutcome>;
+  /**
+   * Delivers one batch; never throws. Object stores overwrite an object of the same key. When `signal`
+   * aborts (the job changed or the node stops), a send still under way gives up at once with a `retry`
+   * outcome; the batch may or may not have arrived, which is why a re-send uses the same name.
+   */
+  send(batch: OutgoingBatch, signal?: AbortSignal): Promise<SendOutcome>;
   /**
    * Writes the ownership challenge file into the destination's fixed directory; the returned `filename`
    * is relative to the export root or the bucket. Object stores only; throws `DestinationError` on failure.

@@ -37,7 +37,7 @@ export function createHttpDestination(spec: HttpDestinationSpec, options: HttpDe
   const agent = secure ? new https.Agent({ keepAlive: true, lookup }) : new http.Agent({ keepAlive: true, lookup });
   const userHeaderNames = new Set(spec.headers.map((h) => h.name.toLowerCase()));
 
-  function post(body: Uint8Array, contentType: string, batchName: string | undefined): Promise<SendOutcome> {
+  function post(body: Uint8Array, contentType: string, batchName: string | undefined, signal?: AbortSignal): Promise<SendOutcome> {
     const refusal = literalHostRefusal(url.hostname, options.allowPrivate);
     if (refusal !== undefined) return Promise.resolve(permanent(refusal.message));
 
@@ -55,7 +55,12 @@ export function createHttpDestination(spec: HttpDestinationSpec, options: HttpDe
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
+      };
+      const onAbort = (): void => {
+        finish(retry('the delivery was stopped before the HTTP destination answered'));
+        request.destroy();
       };
       const request = (secure ? https : http).request(url, { method: 'POST', agent, headers }, (response) => {
         const chunks: Buffer[] = [];
@@ -79,14 +84,16 @@ export function createHttpDestination(spec: HttpDestinationSpec, options: HttpDe
         request.destroy();
       }, options.timeoutMs);
       request.on('error', (error) => finish(classifyNetworkError(error)));
+      if (signal?.aborted === true) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
       request.end(body);
     });
   }
 
   return {
-    send(batch: OutgoingBatch): Promise<SendOutcome> {
+    send(batch: OutgoingBatch, signal?: AbortSignal): Promise<SendOutcome> {
       const name = batch.objectKey.slice(batch.objectKey.lastIndexOf('/') + 1);
-      return post(batch.body, batch.contentType, name).catch((error: unknown) => classifyNetworkError(error));
+      return post(batch.body, batch.contentType, name, signal).catch((error: unknown) => classifyNetworkError(error));
     },
 
     writeChallenge(): Promise<{ readonly filename: string }> {

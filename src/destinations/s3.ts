@@ -44,14 +44,17 @@ export function createS3Destination(spec: S3DestinationSpec | R2DestinationSpec,
   const client = new S3Client(config);
   const service = spec.kind === 'r2' ? 'R2' : 'the storage service';
 
-  async function put(key: string, body: Uint8Array, contentType: string): Promise<SendOutcome> {
+  async function put(key: string, body: Uint8Array, contentType: string, signal?: AbortSignal): Promise<SendOutcome> {
     if (spec.endpoint !== undefined) {
       const refusal = literalHostRefusal(new URL(spec.endpoint).hostname, options.allowPrivate);
       if (refusal !== undefined) return permanent(refusal.message);
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    const stop = (): void => controller.abort();
+    signal?.addEventListener('abort', stop, { once: true });
     try {
+      if (signal?.aborted === true) return retry('the delivery was stopped before it started');
       await client.send(
         new PutObjectCommand({
           Bucket: spec.bucket,
@@ -65,15 +68,17 @@ export function createS3Destination(spec: S3DestinationSpec | R2DestinationSpec,
       );
       return delivered;
     } catch (error) {
+      if (signal?.aborted === true) return retry(`the delivery was stopped before ${service} answered`);
       return classifyS3Error(error, { bucket: spec.bucket, region: spec.region, service, timedOut: controller.signal.aborted, timeoutMs: options.timeoutMs });
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
     }
   }
 
   return {
-    send(batch: OutgoingBatch): Promise<SendOutcome> {
-      return put(batch.objectKey, batch.body, 'application/gzip').catch((error: unknown) =>
+    send(batch: OutgoingBatch, signal?: AbortSignal): Promise<SendOutcome> {
+      return put(batch.objectKey, batch.body, 'application/gzip', signal).catch((error: unknown) =>
         classifyS3Error(error, { bucket: spec.bucket, region: spec.region, service, timedOut: false, timeoutMs: options.timeoutMs }),
       );
     },

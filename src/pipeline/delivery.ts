@@ -28,9 +28,10 @@ export const defaultRetryPolicy: RetryPolicy = {
 export function retryDelayMs(attempt: number, outcome: FailedOutcome, policy: RetryPolicy): number {
   if (outcome.kind === 'retry' && outcome.afterMs !== undefined) return outcome.afterMs;
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempt - 1, 30));
-  const base = outcome.kind === 'permanent' ? Math.max(exponential, policy.permanentDelayMs) : exponential;
   const spread = 1 + policy.jitter * (2 * policy.random() - 1);
-  return Math.round(Math.min(policy.maxDelayMs, base * spread));
+  const jittered = Math.round(Math.min(policy.maxDelayMs, exponential * spread));
+  // The floor applies after the jitter: a configuration error is never retried faster than it.
+  return outcome.kind === 'permanent' ? Math.max(jittered, policy.permanentDelayMs) : jittered;
 }
 
 /** Waits `ms`, or until the signal aborts; true when the wait ran out, false when aborted. */
@@ -51,16 +52,19 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 
 /**
  * Sends until delivered, waiting between attempts; `onFailure` hears every failed attempt (to count it
- * and record the job's status). Resolves 'delivered', or 'aborted' when the signal stops it.
+ * and record the job's status). `send` gets the signal, so an attempt under way ends when it aborts.
+ * Resolves 'delivered', or 'aborted' when the signal stops it.
  */
 export async function deliverWithRetry(
-  send: () => Promise<SendOutcome>,
+  send: (signal: AbortSignal) => Promise<SendOutcome>,
   options: { readonly policy: RetryPolicy; readonly signal: AbortSignal; readonly onFailure: (outcome: FailedOutcome, attempt: number) => Promise<void> },
 ): Promise<'delivered' | 'aborted'> {
   for (let attempt = 1; ; attempt++) {
     if (options.signal.aborted) return 'aborted';
-    const outcome = await send();
+    const outcome = await send(options.signal);
     if (outcome.kind === 'delivered') return 'delivered';
+    // An attempt cut short by the abort says nothing about the destination: it is not a failure.
+    if (options.signal.aborted) return 'aborted';
     await options.onFailure(outcome, attempt);
     if (!(await sleep(retryDelayMs(attempt, outcome, options.policy), options.signal))) return 'aborted';
   }

@@ -15,7 +15,7 @@ import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } 
 import type { Job, Store } from '../store/store.ts';
 import { Batcher, batchBody, batchFraming, type BatchFraming } from './batcher.ts';
 import { chunkSection, eventStatus } from './chunk-format.ts';
-import { deliverWithRetry, type RetryPolicy } from './delivery.ts';
+import { deliverWithRetry, sleep, type RetryPolicy } from './delivery.ts';
 import type { JobCounters } from './job-counters.ts';
 import type { JobPlan } from './job-plan.ts';
 
@@ -106,6 +106,7 @@ export class JobRunner {
   private async run(): Promise<void> {
     const stream = streamOf(this.job);
     const consumer = await this.openConsumer(stream);
+    if (consumer === undefined) return;
     const destination = createDestination(this.plan.destination, this.deps.destinations);
     try {
       const inflight = await consumer.loadInflight();
@@ -142,13 +143,22 @@ export class JobRunner {
     if (!this.batcher.isEmpty()) await this.flush(consumer, destination);
   }
 
-  private async openConsumer(stream: StreamKey): Promise<QueueConsumer> {
-    try {
-      return await this.deps.queue.openConsumer(stream, consumerNameOf(this.job));
-    } catch {
-      // A job enabled before its consumer existed (or whose consumer was removed) starts at the stream's end.
-      await this.deps.queue.resetConsumer(stream, consumerNameOf(this.job));
-      return this.deps.queue.openConsumer(stream, consumerNameOf(this.job));
+  /**
+   * Opens the job's consumer, which the API created before it stored the job as enabled. Opening can fail
+   * for a moment (the queue reconnecting, or this node learning of a job a little early); it is tried
+   * again until it works or the runner stops. The runner never creates the consumer itself: on a node that
+   * has not yet learned the job was disabled, that would bring back a consumer the API just removed.
+   */
+  private async openConsumer(stream: StreamKey): Promise<QueueConsumer | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.deps.queue.openConsumer(stream, consumerNameOf(this.job));
+      } catch (error) {
+        if (attempt === 1 || attempt % 12 === 0) {
+          this.deps.log.warn({ err: error, jobId: this.job.id }, `Job ${this.job.id} cannot open its queue consumer yet; trying again.`);
+        }
+        if (!(await sleep(5000, this.stopSignal.signal))) return undefined;
+      }
     }
   }
 
@@ -243,10 +253,10 @@ export class JobRunner {
     });
     let attempts = 0;
     const result = await deliverWithRetry(
-      () => {
+      (signal) => {
         // Every attempt after the first is a retry, the one that succeeds included.
         if (++attempts > 1) this.deps.counters.count('retries');
-        return destination.send({ jobId: this.job.id, objectKey: key, body, contentType: this.plan.contentType, records });
+        return destination.send({ jobId: this.job.id, objectKey: key, body, contentType: this.plan.contentType, records }, signal);
       },
       {
         policy: this.deps.retryPolicy,
