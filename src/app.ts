@@ -162,8 +162,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       stop() {
         stopping ??= (async () => {
           accepting = false;
+          const deadline = clock.now() + config.shutdownTimeoutMs;
           await watcher.stop();
-          await supervisor.stop(clock.now() + config.shutdownTimeoutMs);
+          // Requests admitted before the signal finish queueing first, so their events are delivered now.
+          await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
+          await supervisor.stop(deadline);
           clearInterval(flushTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();

@@ -32,6 +32,8 @@ export class Ingestor {
   private readonly workers: IngestWorkers;
   private readonly onAppendError: (error: unknown) => void;
   readonly counters = new Map<string, IngestCounters>();
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}) {
     this.queue = queue;
@@ -49,8 +51,24 @@ export class Ingestor {
     return c;
   }
 
+  /** Resolves when no request is being ingested (stopping waits for this before the runners drain). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   /** Checks, prepares and queues the events of one request; resolves once they are durable. */
   async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
+    this.inFlight += 1;
+    try {
+      return await this.ingestNow(zoneId, dataset, body);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
     const counters = this.countersOf(zoneId);
     counters.requests += 1;
     const snapshot = await this.snapshots.get(zoneId, dataset.id);

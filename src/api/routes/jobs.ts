@@ -178,8 +178,13 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const job = await deps.store.transaction(async (tx) => {
       const updated = await tx.updateJob(zone.id, jobId, changes, now);
       if (updated === undefined) throw appError('notFound', `could not find job ${jobId}`);
-      if (updated.enabled && !existing.enabled) await deps.jobs.beforeEnable(updated);
-      return updated;
+      if (!updated.enabled || existing.enabled) return updated;
+      await deps.jobs.beforeEnable(updated);
+      if (updated.failingSince === null) return updated;
+      // A job disabled for failing resumes where it stopped, with a full period to deliver before it is
+      // disabled again (not just what was left of the last one).
+      await tx.setJobStatus(updated.id, { failingSince: now });
+      return { ...updated, failingSince: now };
     });
     if (!job.enabled && existing.enabled) await deps.jobs.afterDisable(job);
     deps.changes.zoneChanged(zone.id);
