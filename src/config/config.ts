@@ -159,13 +159,13 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     filterMaxBytes: integer(raw, 'LOGEXPORT_FILTER_MAX_BYTES', 1000, 16, 1_000_000),
     apiBodyLimitBytes: size(raw, 'LOGEXPORT_API_BODY_LIMIT', 1024 * 1024, 1024),
     ingestBodyLimitBytes: size(raw, 'LOGEXPORT_INGEST_BODY_LIMIT', 64 * 1024 * 1024, 1024),
-    gzipLevel: integer(raw, 'LOGEXPORT_GZIP_LEVEL', 6, 1, 9),
+    gzipLevel: integer(raw, 'LOGEXPORT_GZIP_LEVEL', 3, 1, 9),
     replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 600_000, 0),
     disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
-    workers: integer(raw, 'LOGEXPORT_WORKERS', 0, 0, 64),
+    workers: integer(raw, 'LOGEXPORT_WORKERS', 1, 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
-    ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 128 * 1024 ** 2, 1024 * 1024),
+    ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
   };
   return Object.freeze(config);
 }

@@ -1,7 +1,9 @@
 /**
- * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting use the machine's
- * other cores while the main thread serves HTTP and writes the queue. With no workers configured, tasks
- * run inline on the main thread.
+ * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting of large requests use
+ * the machine's other cores while the main thread serves HTTP and writes the queue. Small requests run
+ * inline: handing one to a worker costs more in waiting (the message round trip, the worker's queue, and on
+ * a small machine the scheduling of one more busy thread) than processing it, and it is their answers'
+ * latency that matters (docs/performance.md has the figures). With no workers, every task runs inline.
  */
 import { Worker } from 'node:worker_threads';
 import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from './ingest-task.ts';
@@ -17,6 +19,8 @@ interface Slot {
 }
 
 const bootUrl = new URL('./worker-boot.mjs', import.meta.url);
+/** Bodies up to this size are processed on the main thread. */
+export const inlineMaxBytes = 1024 * 1024;
 const entry = new URL('./ingest-worker.ts', import.meta.url).href;
 
 export class IngestWorkers {
@@ -61,7 +65,13 @@ export class IngestWorkers {
 
   /** Runs a task on the least busy worker (or inline when there are none). */
   run(task: IngestTask): Promise<TaskResult> {
-    if (this.slots.length === 0) return Promise.resolve(runIngestTask(task, this.inline));
+    if (this.slots.length === 0 || task.body.byteLength <= inlineMaxBytes) {
+      try {
+        return Promise.resolve(runIngestTask(task, this.inline));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
     let slot = this.slots[0] as Slot;
     for (const candidate of this.slots) if (candidate.pending.size < slot.pending.size) slot = candidate;
     const id = this.nextId++;

@@ -2,14 +2,18 @@
  * The embedded queue: chunks of events in a SQLite database of their own (`<data dir>/queue.db`), for one
  * process on one node.
  *
- * Durability: WAL with synchronous=FULL, so an append that resolved survives a killed process and a lost
- * machine alike. Appends made in the same turn of the event loop are written in one transaction (one
- * WAL sync for all of them), which is what keeps the sync affordable under many concurrent ingest requests.
+ * Durability: an append resolves only once its transaction has committed AND the WAL file holding it has
+ * been synced to disk, so it survives a killed process and a lost machine alike. SQLite runs with
+ * synchronous=NORMAL and the queue syncs the WAL itself with an asynchronous fdatasync (on libuv's thread
+ * pool): a slow disk then delays the answers that wait for it, not the whole server. Appends made in the
+ * same turn of the event loop are written in one transaction, and appends committed while a sync runs share
+ * the next one, which keeps syncing affordable under many concurrent ingest requests.
  * Seqs are global (one counter for every stream, never reused), so they increase within a stream with gaps.
  * Consumers commit contiguous ranges; a commit that skips or repeats records is a bug and throws.
  * Retention removes a chunk once every consumer of its stream has committed past it and it is older than
  * the replay window. `pendingBytes` is kept from cumulative byte offsets, never by querying.
  */
+import fs from 'node:fs';
 import { systemClock, type Clock } from '../core/clock.ts';
 import { EmbeddedConsumer, type ConsumerLink, type QueuePosition } from './embedded-consumer.ts';
 import { EmbeddedQueueDb, type ChunkBound, type ChunkRow, type QueueSynchronous } from './embedded-queue-db.ts';
@@ -87,10 +91,17 @@ export class EmbeddedQueue implements EventQueue {
   #flushScheduled = false;
   #sweeping: Promise<number> | undefined;
   #closed = false;
+  readonly #durable: boolean;
+  readonly #walPath: string;
+  #wal: Promise<fs.promises.FileHandle> | undefined;
+  #syncWaiters: { readonly resolve: () => void; readonly reject: (error: unknown) => void }[] = [];
+  #syncing: Promise<void> | undefined;
 
   /** Use `openEmbeddedQueue`; this takes an already opened database. */
   constructor(db: EmbeddedQueueDb, options: EmbeddedQueueOptions) {
     this.#db = db;
+    this.#durable = (options.synchronous ?? 'full') === 'full';
+    this.#walPath = `${options.path}-wal`;
     this.#clock = options.clock ?? systemClock;
     this.#replayWindowMs = options.replayWindowMs;
     this.#dedupeWindowMs = options.dedupeWindowMs ?? 120_000;
@@ -198,6 +209,8 @@ export class EmbeddedQueue implements EventQueue {
     clearInterval(this.#sweepTimer);
     for (const stream of this.#streams.values()) wakeAll(stream.waiters);
     await this.#sweeping?.catch(() => undefined);
+    await this.#syncing;
+    await (await this.#wal?.catch(() => undefined))?.close();
     this.#db.close();
   }
 
@@ -260,8 +273,42 @@ export class EmbeddedQueue implements EventQueue {
       stream.endBytes = end;
       this.#refreshPending(stream);
     }
-    for (const append of group) append.resolve();
     for (const stream of written.ends.keys()) wakeAll(stream.waiters);
+    if (!this.#durable) {
+      for (const append of group) append.resolve();
+      return;
+    }
+    this.#syncWal().then(
+      () => {
+        for (const append of group) append.resolve();
+      },
+      (error: unknown) => {
+        for (const append of group) append.reject(error);
+      },
+    );
+  }
+
+  /**
+   * Resolves once a sync of the WAL that started after this call has finished: every commit made before
+   * the call is then on disk. Calls made while a sync runs share the next one.
+   */
+  #syncWal(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
+    this.#syncing ??= (async () => {
+      while (this.#syncWaiters.length > 0) {
+        const waiters = this.#syncWaiters.splice(0);
+        try {
+          this.#wal ??= fs.promises.open(this.#walPath, 'r');
+          await (await this.#wal).datasync();
+          for (const waiter of waiters) waiter.resolve();
+        } catch (error) {
+          this.#wal = undefined;
+          for (const waiter of waiters) waiter.reject(error);
+        }
+      }
+      this.#syncing = undefined;
+    })();
+    return done;
   }
 
   /** Re-derives a stream's pending bytes (from its slowest consumer) and the running total. */
