@@ -330,7 +330,24 @@ async function targetLatency(): Promise<void> {
       }
     };
     if (fs.existsSync(dir)) walk(dir);
+    // The same load on a bare route that only parses the lines, in the same run: what this machine's
+    // scheduling alone does to the tail.
+    const bare = await startBareServer();
+    const bareLatencies: number[] = [];
+    try {
+      await openLoop(
+        { url: bare.url, zoneId: 'bare', auth: {} } as NodeUnderTest,
+        Math.min(20, latencySeconds),
+        (perRequest / rate) * 1000,
+        (n) => Buffer.concat([Buffer.from((lines[n % lines.length] ?? '') + '\n'), small]),
+        (_n, _status, _events, latency) => bareLatencies.push(latency),
+      );
+    } finally {
+      bare.stop();
+    }
+    bareLatencies.sort((a, b) => a - b);
     const p99 = percentile(latencies, 0.99);
+    line('bare route that only parses, p50 / p99', `${percentile(bareLatencies, 0.5).toFixed(1)} / ${percentile(bareLatencies, 0.99).toFixed(1)} ms (same load, same run)`);
     line('ingest answers p50 / p99 / max', `${percentile(latencies, 0.5).toFixed(1)} / ${p99.toFixed(1)} / ${(latencies.at(-1) ?? NaN).toFixed(1)} ms (${refused} refused)`);
     line('longest ingest → delivery', `${(worstDelivery / 1000).toFixed(1)} s (bound: 30 s interval + 1 s)`);
     verdict('4', p99 < 50 && worstDelivery <= 31_000 && refused === 0, `p99 ${p99.toFixed(1)} ms < 50 ms, delivery within ${(worstDelivery / 1000).toFixed(1)} s ≤ 31 s`);
@@ -339,11 +356,10 @@ async function targetLatency(): Promise<void> {
   }
 }
 
-async function targetControlPlane(): Promise<void> {
-  const durationS = Number(process.env.BENCH_API_SECONDS ?? 10);
-  console.log(`5. Control plane: GET …/jobs and GET …/rulesets/{id} against a bare Fastify route with a constant JSON body, ${durationS} s each`);
+/** Starts bench/bare-server.ts in its own process; resolves its URL and a way to stop it. */
+async function startBareServer(): Promise<{ url: string; stop: () => void }> {
   const bare = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bare-server.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const bareUrl = await new Promise<string>((resolve) => {
+  const url = await new Promise<string>((resolve) => {
     let out = '';
     bare.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
@@ -351,6 +367,14 @@ async function targetControlPlane(): Promise<void> {
       if (m) resolve(m[1] ?? '');
     });
   });
+  return { url, stop: () => bare.kill('SIGKILL') };
+}
+
+async function targetControlPlane(): Promise<void> {
+  const durationS = Number(process.env.BENCH_API_SECONDS ?? 10);
+  console.log(`5. Control plane: GET …/jobs and GET …/rulesets/{id} against a bare Fastify route with a constant JSON body, ${durationS} s each`);
+  const bare = await startBareServer();
+  const bareUrl = bare.url;
   const node = await startNodeUnderTest({ LOGEXPORT_WORKERS: workers });
   try {
     const ruleset = await node.api('PUT', `/zones/${node.zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`, customFields);
@@ -366,7 +390,7 @@ async function targetControlPlane(): Promise<void> {
     verdict('5', worst >= 0.5 && jobs.errors === 0 && rulesetGet.errors === 0, `${worst.toFixed(2)}× the bare route (target ≥ 0.5×)`);
   } finally {
     node.dispose();
-    bare.kill('SIGKILL');
+    bare.stop();
   }
 }
 

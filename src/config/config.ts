@@ -8,7 +8,7 @@ export type DatabaseConfig =
 
 /** Which queue carries events from ingest to the job runners. */
 export type QueueConfig =
-  | { readonly kind: 'embedded'; readonly path: string }
+  | { readonly kind: 'embedded'; readonly path: string; readonly sync: 'full' | 'normal' }
   | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string };
 
 /** The validated, frozen configuration every part of the service is built from. */
@@ -118,7 +118,11 @@ function databaseConfig(raw: RawEnv, dataDir: string): DatabaseConfig {
 
 function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
   const value = raw.LOGEXPORT_QUEUE_URL;
-  if (value === undefined || value === 'embedded') return { kind: 'embedded', path: path.join(dataDir, 'queue.db') };
+  if (value === undefined || value === 'embedded') {
+    const sync = raw.LOGEXPORT_QUEUE_SYNC ?? 'full';
+    if (sync !== 'full' && sync !== 'normal') fail('LOGEXPORT_QUEUE_SYNC', sync, 'full or normal');
+    return { kind: 'embedded', path: path.join(dataDir, 'queue.db'), sync };
+  }
   if (value.startsWith('nats://')) {
     const servers = value.split(',').map((s) => s.trim());
     for (const s of servers) {

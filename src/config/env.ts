@@ -29,6 +29,7 @@ export const settingNames = [
   'LOGEXPORT_QUEUE_MAX_PENDING_BYTES',
   'LOGEXPORT_INGEST_MAX_BUFFERED',
   'LOGEXPORT_NATS_STREAM',
+  'LOGEXPORT_QUEUE_SYNC',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

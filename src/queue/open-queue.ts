@@ -19,7 +19,7 @@ export interface QueueOptions {
 export async function openQueue(config: QueueConfig, options: QueueOptions): Promise<EventQueue> {
   switch (config.kind) {
     case 'embedded':
-      return openEmbeddedQueue({ path: config.path, replayWindowMs: options.replayWindowMs, clock: options.clock, onSweepError: options.onError });
+      return openEmbeddedQueue({ path: config.path, replayWindowMs: options.replayWindowMs, clock: options.clock, onSweepError: options.onError, synchronous: config.sync });
     case 'nats':
       return openJetStreamQueue({
         servers: config.servers,
