@@ -41,7 +41,7 @@ export interface JobPlan {
  * message carries the pointer inside the filter document — `filter /where/and/1: …`, or `filter: …` when
  * the whole document is at fault (the problem's message already starts that way).
  */
-function filterMessage(problem: FilterProblem): string {
+export function filterMessage(problem: FilterProblem): string {
   return problem.pointer === '' ? problem.message : `filter ${problem.message}`;
 }
 

@@ -18,7 +18,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import { EmbeddedConsumer, type ConsumerLink, type QueuePosition } from './embedded-consumer.ts';
 import { EmbeddedQueueDb, type ChunkBound, type ChunkRow, type QueueSynchronous } from './embedded-queue-db.ts';
 import { decodeInflight, encodeInflight } from './inflight-json.ts';
-import type { ChunkInput, EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from './queue.ts';
+import { assertChunks, type ChunkInput, type EventQueue, type InflightBatch, type QueueChunk, type QueueConsumer, type StreamKey } from './queue.ts';
 
 /** How to open an embedded queue. */
 export interface EmbeddedQueueOptions {
@@ -133,10 +133,7 @@ export class EmbeddedQueue implements EventQueue {
 
   async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void> {
     this.#assertOpen();
-    for (const chunk of chunks) {
-      if (!Number.isSafeInteger(chunk.count) || chunk.count < 1) throw new Error(`a queue chunk must hold at least one record (got count ${chunk.count})`);
-      if (chunk.payload.byteLength === 0) throw new Error('a queue chunk must not be empty');
-    }
+    assertChunks(chunks);
     if (chunks.length === 0) return;
     const state = this.#stream(stream);
     return new Promise((resolve, reject) => {

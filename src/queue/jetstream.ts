@@ -24,7 +24,7 @@ import { HeldChunks } from './jetstream-held-chunks.ts';
 import { messagePartsOf } from './jetstream-message-parts.ts';
 import { assertSubjectPrefix, durableNameOf, messageIdOf, subjectOf } from './jetstream-names.ts';
 import { ensureEventStream } from './jetstream-stream.ts';
-import type { ChunkInput, EventQueue, QueueChunk, QueueConsumer, StreamKey } from './queue.ts';
+import { assertChunks, type ChunkInput, type EventQueue, type QueueChunk, type QueueConsumer, type StreamKey } from './queue.ts';
 
 /** How to open the JetStream queue. Every node of a deployment must use the same values. */
 export interface JetStreamQueueOptions {
@@ -158,10 +158,7 @@ export class JetStreamQueue implements EventQueue {
 
   async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void> {
     this.#assertOpen();
-    for (const chunk of chunks) {
-      if (!Number.isSafeInteger(chunk.count) || chunk.count < 1) throw new Error(`a queue chunk must hold at least one record (got count ${chunk.count})`);
-      if (chunk.payload.byteLength === 0) throw new Error('a queue chunk must not be empty');
-    }
+    assertChunks(chunks);
     if (chunks.length === 0) return;
     const subject = subjectOf(this.#settings.subjectPrefix, stream);
     const maxBytes = (this.#nc.info?.max_payload ?? 1024 * 1024) - headerRoomBytes;

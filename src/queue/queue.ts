@@ -93,3 +93,11 @@ export interface EventQueue {
   pendingBytes(): number;
   close(): Promise<void>;
 }
+
+/** Refuses chunks no queue may store: an empty payload, or a record count that is not a positive integer. */
+export function assertChunks(chunks: readonly ChunkInput[]): void {
+  for (const chunk of chunks) {
+    if (!Number.isSafeInteger(chunk.count) || chunk.count < 1) throw new Error(`a queue chunk must hold at least one record (got count ${chunk.count})`);
+    if (chunk.payload.byteLength === 0) throw new Error('a queue chunk must not be empty');
+  }
+}

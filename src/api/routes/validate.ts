@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
-import { findDataset, httpRequests } from '../../domain/datasets/http-requests.ts';
+import { findDataset, httpRequests, type Dataset } from '../../domain/datasets/http-requests.ts';
+import { filterMessage } from '../../pipeline/job-plan.ts';
 import { parseFilter } from '../../domain/filters/parse-filter.ts';
 import { parseDestinationConf, sameDestination } from '../../domain/jobs/destination-conf.ts';
 import { hasFieldNames, parseLogpullOptions, resolveOutputPlan } from '../../domain/jobs/output-options.ts';
@@ -10,6 +11,14 @@ import { success } from '../envelope.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../server.ts';
 import { destinationOf } from './ownership.ts';
+
+/** The dataset a body names (`http_requests` when it names none); an unknown one is a 400 pointing at it. */
+function datasetOf(body: Readonly<Record<string, unknown>>): Dataset {
+  const datasetId = body.dataset ?? 'http_requests';
+  const dataset = typeof datasetId === 'string' ? findDataset(datasetId) : undefined;
+  if (dataset === undefined) throw new AppError('jobInvalid', { message: `dataset ${JSON.stringify(datasetId)} is not served; logexport exports ${httpRequests.id}`, pointer: '/dataset' });
+  return dataset;
+}
 
 /** validate/destination (a real test write), validate/destination/exists, validate/origin, validate/filter. */
 export function validateRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -48,22 +57,17 @@ export function validateRoutes(app: FastifyInstance, deps: ApiDeps): void {
     zoneOf(request);
     const body = bodyObject(request.body);
     rejectUnknownKeys(body, ['filter', 'dataset']);
-    const datasetId = body.dataset ?? 'http_requests';
-    const dataset = typeof datasetId === 'string' ? findDataset(datasetId) : undefined;
-    if (dataset === undefined) throw new AppError('jobInvalid', { message: `dataset ${JSON.stringify(datasetId)} is not served; logexport exports ${httpRequests.id}`, pointer: '/dataset' });
+    const dataset = datasetOf(body);
     if (body.filter !== null && typeof body.filter !== 'string') throw new AppError('jobInvalid', { message: 'filter must be a string holding JSON such as {"where":{…}}, or null', pointer: '/filter' });
     const parsed = parseFilter(body.filter, dataset, { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes });
-    return success(parsed.ok ? { valid: true, message: '' } : { valid: false, message: `filter ${parsed.error.message}`.replace(/^filter filter:/, 'filter:') });
+    return success(parsed.ok ? { valid: true, message: '' } : { valid: false, message: filterMessage(parsed.error) });
   });
 
   app.post('/validate/origin', async (request) => {
     zoneOf(request);
     const body = bodyObject(request.body);
     rejectUnknownKeys(body, ['logpull_options', 'dataset']);
-    const datasetId = body.dataset ?? 'http_requests';
-    const dataset = typeof datasetId === 'string' ? findDataset(datasetId) : undefined;
-    if (dataset === undefined) throw new AppError('jobInvalid', { message: `dataset ${JSON.stringify(datasetId)} is not served; logexport exports ${httpRequests.id}`, pointer: '/dataset' });
-    const parsed = parseLogpullOptions(body.logpull_options, dataset);
+    const parsed = parseLogpullOptions(body.logpull_options, datasetOf(body));
     if (!parsed.ok) return success({ valid: false, message: parsed.error.map((e) => e.message).join('; ') });
     if (!hasFieldNames(resolveOutputPlan(null, parsed.value))) return success({ valid: false, message: 'logpull_options must name fields (fields=RayID,ClientIP,…)' });
     return success({ valid: true, message: '' });
