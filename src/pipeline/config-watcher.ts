@@ -30,8 +30,15 @@ export class ConfigWatcher {
 
   async start(): Promise<void> {
     this.lastSeq = await this.store.latestConfigChange();
+    let polls = 0;
     this.timer = setInterval(() => {
       this.polling = this.poll();
+      // About once an hour, changes older than a day are forgotten so the log does not grow forever.
+      if (++polls % Math.max(1, Math.round(3_600_000 / this.intervalMs)) === 0) {
+        this.store.pruneConfigChanges(new Date(Date.now() - 86_400_000).toISOString()).catch((error: unknown) => {
+          this.log.warn({ err: error }, 'Could not prune old configuration changes; will try again.');
+        });
+      }
     }, this.intervalMs);
     this.timer.unref();
   }

@@ -118,6 +118,7 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     listJobCounters: (jobId) => store.listJobCounters(jobId),
     configChangesSince: (seq) => store.configChangesSince(seq),
     latestConfigChange: () => store.latestConfigChange(),
+    pruneConfigChanges: (before) => store.pruneConfigChanges(before),
   };
   return cached;
 }

@@ -440,6 +440,12 @@ export class KyselyStore implements Store {
     return rows.map((r) => ({ seq: Number(r.seq), zoneId: r.zone_id }));
   }
 
+  async pruneConfigChanges(before: string): Promise<void> {
+    // The newest change is always kept: a node starting later reads its number as its starting point.
+    const latest = await this.latestConfigChange();
+    await this.db.deleteFrom('config_changes').where('changed_at', '<', before).where('seq', '<', latest).execute();
+  }
+
   async latestConfigChange(): Promise<number> {
     const row = await this.db
       .selectFrom('config_changes')

@@ -201,4 +201,6 @@ export interface Store {
    */
   configChangesSince(seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]>;
   latestConfigChange(): Promise<number>;
+  /** Forgets changes recorded before `before` (RFC 3339); every node has long read them. */
+  pruneConfigChanges(before: string): Promise<void>;
 }

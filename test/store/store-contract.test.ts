@@ -196,6 +196,13 @@ for (const engine of engines) {
       assert.ok((await store.latestConfigChange()) > before);
     });
 
+    it('prunes old configuration changes but keeps the newest', async () => {
+      const latest = await store.latestConfigChange();
+      await store.pruneConfigChanges('2999-01-01T00:00:00.000Z');
+      assert.equal(await store.latestConfigChange(), latest);
+      assert.deepEqual((await store.configChangesSince(0)).map((c) => c.seq), [latest]);
+    });
+
     it('rolls back a transaction that throws', async () => {
       await assert.rejects(
         store.transaction(async (tx) => {
