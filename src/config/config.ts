@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { RawEnv, SettingName } from './env.ts';
 
@@ -167,7 +168,8 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 600_000, 0),
     disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
-    workers: integer(raw, 'LOGEXPORT_WORKERS', 1, 0, 64),
+    // One core stays with the main thread (HTTP, the queue, delivery); the others process ingest.
+    workers: integer(raw, 'LOGEXPORT_WORKERS', Math.min(8, Math.max(1, os.availableParallelism() - 1)), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
   };
