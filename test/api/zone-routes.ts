@@ -23,6 +23,7 @@ function logRoutes(word: 'logexport' | 'logpush'): ZoneRoute[] {
     { method: 'DELETE', path: `${base}/jobs/1`, access: 'edit' },
     { method: 'GET', path: `${base}/datasets/http_requests/jobs`, access: 'read' },
     { method: 'GET', path: `${base}/jobs/1/stats`, access: 'read' },
+    { method: 'POST', path: `${base}/validate/filter`, body: { filter: '' }, access: 'read' },
     { method: 'GET', path: `${base}/datasets/http_requests/fields`, access: 'read' },
     { method: 'GET', path: `${base}/datasets/http_requests/fields/default`, access: 'read' },
     { method: 'POST', path: `${base}/ownership`, body: { destination_conf: destination }, access: 'edit' },
