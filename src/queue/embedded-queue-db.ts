@@ -98,7 +98,7 @@ export class EmbeddedQueueDb {
    * Opens (creating if needed) the queue file and takes it for this process alone: SQLite's exclusive
    * locking mode holds the file lock until close, so a second process fails here instead of sharing it.
    */
-  static open(file: string, synchronous: QueueSynchronous): EmbeddedQueueDb {
+  static open(file: string): EmbeddedQueueDb {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     // A short busy timeout: a previous process that is just exiting lets go in time; a running one never does.
     const db = new SqliteDatabase(file, { timeout: 1000 });
@@ -109,7 +109,6 @@ export class EmbeddedQueueDb {
       if (mode !== 'wal') throw new Error(`the queue database ${file} could not be switched to WAL mode (got ${String(mode)})`);
       // NORMAL: commits write the WAL without syncing it; checkpoints still sync. `full` durability is
       // added by the caller syncing the WAL after each commit (see QueueSynchronous).
-      void synchronous;
       db.pragma('synchronous = NORMAL');
       // Keeps the WAL file from staying at its largest size after a burst.
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);

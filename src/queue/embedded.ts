@@ -67,7 +67,7 @@ const sweepStepBytes = 32 * 1024 * 1024;
 
 /** Opens the embedded queue at `options.path`, runs retention once and starts the periodic sweep. */
 export async function openEmbeddedQueue(options: EmbeddedQueueOptions): Promise<EmbeddedQueue> {
-  const queue = new EmbeddedQueue(EmbeddedQueueDb.open(options.path, options.synchronous ?? 'full'), options);
+  const queue = new EmbeddedQueue(EmbeddedQueueDb.open(options.path), options);
   try {
     await queue.sweep();
   } catch (error) {
