@@ -253,18 +253,6 @@ describe('the embedded queue', () => {
   });
 
   describe('closing', () => {
-    it('ends a waiting fetch with [] and refuses later appends', async () => {
-      await queue.resetConsumer(stream, 'job');
-      const consumer = await queue.openConsumer(stream, 'job');
-      const fetching = consumer.fetch({ maxChunks: 1, maxBytes: 1 << 20, maxWaitMs: 10_000 });
-      const started = performance.now();
-      await queue.close();
-      assert.deepEqual(await fetching, []);
-      assert.ok(performance.now() - started < 5_000);
-      await assert.rejects(queue.append(stream, [chunkOf('late', 1)]), /closed/);
-      queue = await open();
-    });
-
     it('writes appends still waiting for their transaction before it closes', async () => {
       await queue.resetConsumer(stream, 'job');
       const appending = queue.append(stream, [chunkOf('last', 1)]);

@@ -335,6 +335,17 @@ export function describeQueueContract(name: string, open: () => Promise<QueueUnd
       assert.ok(queue.pendingBytes() <= before, 'nothing is pending once every consumer has committed');
     });
 
+    it('closing the queue ends a waiting fetch with [] and refuses later appends', async () => {
+      await queue.resetConsumer(stream, 'job');
+      const consumer = await queue.openConsumer(stream, 'job');
+      const fetching = consumer.fetch({ maxChunks: 1, maxBytes: 1 << 20, maxWaitMs: 10_000 });
+      const started = performance.now();
+      await queue.close();
+      assert.deepEqual(await fetching, []);
+      assert.ok(performance.now() - started < 5_000);
+      await assert.rejects(queue.append(stream, [chunkOf('late', 1)]), /closed/);
+    });
+
     it("a closed consumer's fetch returns [], also one already waiting", async () => {
       await queue.resetConsumer(stream, 'job');
       await queue.append(stream, [chunkOf('a', 1)]);
