@@ -70,6 +70,8 @@ export class JobRunner {
   /** Aborts deliveries and waits; fired at once on abort, at the deadline on drain. */
   private readonly deliverySignal = new AbortController();
   private stopMode: StopMode | undefined;
+  /** When a drain was asked for: events queued after it are left for the next runner. */
+  private stopAtMs = Infinity;
   private running: Promise<void> | undefined;
   private failingSince: number | undefined;
   private lastHeartbeat = 0;
@@ -91,7 +93,10 @@ export class JobRunner {
 
   /** Stops the runner; with `drain`, delivers what it holds until `deadlineMs` (ms since the epoch). */
   async stop(mode: StopMode, deadlineMs?: number): Promise<void> {
-    this.stopMode ??= mode;
+    if (this.stopMode === undefined) {
+      this.stopMode = mode;
+      this.stopAtMs = this.deps.clock.now();
+    }
     this.stopSignal.abort();
     let timer: NodeJS.Timeout | undefined;
     if (mode === 'abort') this.deliverySignal.abort();
@@ -129,14 +134,16 @@ export class JobRunner {
   }
 
   /**
-   * At shutdown, delivers everything queued so far — chunks not fetched yet as well as the open batch —
-   * until the queue is empty or the deadline aborts a delivery.
+   * At shutdown, delivers everything queued before the signal — chunks not fetched yet as well as the open
+   * batch — until the queue has no more of them or the deadline aborts a delivery. Chunks queued after the
+   * signal (other nodes may still take ingest) are left uncommitted for whoever runs the job next.
    */
   private async drain(consumer: QueueConsumer, destination: Destination): Promise<void> {
-    for (;;) {
+    draining: for (;;) {
       const chunks = await consumer.fetch({ ...fetchLimits, maxWaitMs: 0 });
       if (chunks.length === 0) break;
       for (const chunk of chunks) {
+        if (chunk.appendedAtMs > this.stopAtMs) break draining;
         if (!(await this.consumeChunk(consumer, destination, chunk))) return;
       }
     }
