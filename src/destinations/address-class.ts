@@ -65,11 +65,6 @@ export function classifyAddress(address: string): AddressClass {
   return classifyBytes(bytes, v6Ranges);
 }
 
-/** Whether the guard lets a connection to this address through without `allowPrivate`. */
-export function isPublicAddress(address: string): boolean {
-  return classifyAddress(address) === 'public';
-}
-
 function classifyBytes(bytes: readonly number[], ranges: readonly Range[]): AddressClass {
   for (const range of ranges) {
     if (startsWith(bytes, range.bytes, range.prefix)) return range.kind;

@@ -70,16 +70,6 @@ export interface ChunkSection {
   recordOf(event: number): Buffer;
 }
 
-/** Reads a chunk payload; throws when it is not one. */
-export function decodeChunkHeader(payload: Uint8Array): { events: number; jobIds: readonly number[] } {
-  const buf = toBuffer(payload);
-  if (buf.length < headerBytes || buf.readUInt32LE(0) !== magic) throw new Error('not a logexport chunk payload');
-  const sections = buf.readUInt32LE(8);
-  const jobIds: number[] = [];
-  for (let i = 0; i < sections; i++) jobIds.push(buf.readUInt32LE(headerBytes + i * sectionHeaderBytes));
-  return { events: buf.readUInt32LE(4), jobIds };
-}
-
 /** The section of `jobId`, or undefined when the job was not enabled when the events arrived. */
 export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection | undefined {
   const buf = toBuffer(payload);

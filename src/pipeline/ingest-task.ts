@@ -10,7 +10,7 @@ import type { ErrorDetail, ErrorKind } from '../core/app-error.ts';
 import { findDataset } from '../domain/datasets/http-requests.ts';
 import { compileIngestParser, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterLimits } from '../domain/filters/parse-filter.ts';
-import type { RuleInput } from '../domain/rulesets/custom-fields.ts';
+import { customFieldRulesOf } from '../domain/rulesets/custom-fields.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import type { JobSettings, StoredRule } from '../store/store.ts';
 import { compileCapturePlan } from './capture.ts';
@@ -71,14 +71,13 @@ export class PlanCache {
 
 /** Compiles a plan source; a job that cannot be compiled is left out (the API refuses such jobs anyway). */
 export function compileIngestPlan(source: PlanSource): IngestPlan {
-  const rules = source.rules.filter((r) => r.action === 'log_custom_field') as unknown as readonly Pick<RuleInput, 'enabled' | 'action_parameters'>[];
   const jobs: PreparedJob[] = [];
   for (const job of source.jobs) {
     const compiled = compileJobPlan(job, source.filterLimits);
     if (!compiled.ok) continue;
     jobs.push({ jobId: job.id, predicate: compiled.value.predicate, sampler: compiled.value.sampler, formatter: compiled.value.formatter });
   }
-  return { capture: compileCapturePlan(rules), jobs };
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs };
 }
 
 /** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../../accounts/credentials.ts';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { formatMicros } from '../../core/clock.ts';
-import { checkCustomFieldLimit, parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
+import { checkCustomFieldLimit, customFieldRulesOf, parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
 import { customFieldsPhase } from '../../domain/rulesets/phase.ts';
 import {
   parsePosition,
@@ -105,11 +105,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const context = (): ChangeContext => ({ now: formatMicros(deps.clock.now()), newId });
 
   function checkLimit(rules: readonly StoredRule[]): void {
-    const problem = checkCustomFieldLimit(
-      rules as unknown as readonly { action_parameters: RuleInput['action_parameters'] }[],
-      deps.config.maxCustomFields,
-      '/rules',
-    );
+    const problem = checkCustomFieldLimit(customFieldRulesOf(rules), deps.config.maxCustomFields, '/rules');
     if (problem !== undefined) throw new AppError('rulesetInvalid', problem);
   }
 

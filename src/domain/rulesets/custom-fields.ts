@@ -341,6 +341,21 @@ export function countCustomFields(rules: readonly { readonly action_parameters: 
   return seen.size;
 }
 
+/** A stored rule as the rest of the service reads it (the store keeps `action_parameters` as plain JSON). */
+export interface StoredCustomFieldRule {
+  readonly action: string;
+  readonly enabled: boolean;
+  readonly action_parameters: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The custom-field rules among stored rules, with their parameters typed: every stored rule passed
+ * `parseRuleInput` before it was stored, so its parameters have that shape.
+ */
+export function customFieldRulesOf(rules: readonly StoredCustomFieldRule[]): readonly { readonly enabled: boolean; readonly action_parameters: CustomFieldParameters }[] {
+  return rules.filter((r) => r.action === 'log_custom_field') as readonly { readonly enabled: boolean; readonly action_parameters: CustomFieldParameters }[];
+}
+
 /** A problem when the rules configure more than `max` custom fields in total, else undefined. */
 export function checkCustomFieldLimit(
   rules: readonly { readonly action_parameters: CustomFieldParameters }[],
