@@ -1,9 +1,9 @@
 /**
- * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting of large requests use
- * the machine's other cores while the main thread serves HTTP and writes the queue. Small requests run
- * inline: handing one to a worker costs more in waiting (the message round trip, the worker's queue, and on
- * a small machine the scheduling of one more busy thread) than processing it, and it is their answers'
- * latency that matters (docs/performance.md has the figures). With no workers, every task runs inline.
+ * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting use the machine's cores
+ * while the main thread serves HTTP and writes the queue. Every request goes to the least busy worker,
+ * whatever its size: measured, that answers small requests as fast as processing them on the main thread
+ * under light load and faster under heavy load, and it lets small requests use every core
+ * (docs/performance.md has the figures). With no workers, every task runs on the main thread.
  */
 import { Worker } from 'node:worker_threads';
 import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from './ingest-task.ts';
@@ -19,8 +19,6 @@ interface Slot {
 }
 
 const bootUrl = new URL('./worker-boot.mjs', import.meta.url);
-/** Bodies up to this size are processed on the main thread. */
-export const inlineMaxBytes = 1024 * 1024;
 const entry = new URL('./ingest-worker.ts', import.meta.url).href;
 
 export class IngestWorkers {
@@ -65,7 +63,7 @@ export class IngestWorkers {
 
   /** Runs a task on the least busy worker (or inline when there are none). */
   run(task: IngestTask): Promise<TaskResult> {
-    if (this.slots.length === 0 || task.body.byteLength <= inlineMaxBytes) {
+    if (this.slots.length === 0) {
       try {
         return Promise.resolve(runIngestTask(task, this.inline));
       } catch (error) {
@@ -75,7 +73,8 @@ export class IngestWorkers {
     let slot = this.slots[0] as Slot;
     for (const candidate of this.slots) if (candidate.pending.size < slot.pending.size) slot = candidate;
     const id = this.nextId++;
-    // The body is moved, not copied, when it owns its memory (large request bodies do).
+    // The body is moved, not copied, when it owns its memory (large request bodies do; small ones may share
+    // a pooled buffer, and are copied).
     const body = task.body;
     const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
     return new Promise((resolve, reject) => {
