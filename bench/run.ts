@@ -17,7 +17,7 @@ import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-t
 import { makeEventLines } from './records.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
-const workers = process.env.BENCH_WORKERS ?? String(Math.min(8, os.availableParallelism()));
+const workers = process.env.BENCH_WORKERS ?? String(Math.min(8, Math.max(1, os.availableParallelism() - 1)));
 const only = (process.env.BENCH_ONLY ?? '').split(',').filter((s) => s !== '').map(Number);
 const eventsPerRequest = 2000;
 const concurrency = 4;
