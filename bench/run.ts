@@ -126,8 +126,10 @@ function verdict(target: string, holds: boolean, detail: string): void {
 
 async function targetEndToEnd(): Promise<void> {
   console.log(`1. End to end: HTTP ingest → queue → 1 job (3-condition filter, ${benchFields.length} fields) → ndjson → gzip → file`);
-  const baseline = runBaseline(lines, benchFields, 3);
-  line('baseline chain (1 thread)', `${Math.round(baseline.recordsPerSecond)} records/s, ${baseline.inputMBps.toFixed(1)} MB/s in`);
+  // The chain runs before and after the load and the two are averaged: this machine's speed drifts by
+  // tens of per cent over minutes, and one short run of the chain alone would move the ratio with it.
+  const before = runBaseline(lines, benchFields, 3);
+  line('baseline chain (1 thread), before the load', `${Math.round(before.recordsPerSecond)} records/s, ${before.inputMBps.toFixed(1)} MB/s in`);
   const node = await setUp([{ name: 'one', filter: benchFilter }]);
   try {
     const cpu0 = node.cpuSeconds();
@@ -142,8 +144,11 @@ async function targetEndToEnd(): Promise<void> {
     line('end to end, through delivery', `${Math.round(rate)} events/s, ${((rate * 1300) / 1e6).toFixed(1)} MB/s in`);
     line('CPU of the node', `${(node.cpuSeconds() - cpu0).toFixed(1)} s (≈ ${((node.cpuSeconds() - cpu0) / total).toFixed(2)} cores)`);
     sustainableRate = rate;
-    const ratio = rate / baseline.recordsPerSecond;
-    verdict('1', ratio >= 1.5, `${ratio.toFixed(2)}× the baseline chain (target ≥ 1.5×)`);
+    const after = runBaseline(lines, benchFields, 3);
+    const baseline = (before.recordsPerSecond + after.recordsPerSecond) / 2;
+    line('baseline chain (1 thread), after the load', `${Math.round(after.recordsPerSecond)} records/s; mean ${Math.round(baseline)} records/s`);
+    const ratio = rate / baseline;
+    verdict('1', ratio >= 1.5, `${ratio.toFixed(2)}× the baseline chain's mean (target ≥ 1.5×)`);
   } finally {
     node.dispose();
   }
