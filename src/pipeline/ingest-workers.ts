@@ -1,9 +1,11 @@
 /**
  * Runs ingest tasks on worker threads, so parsing, checking, capture and formatting use the machine's cores
- * while the main thread serves HTTP and writes the queue. Every request goes to the least busy worker,
- * whatever its size: measured, that answers small requests as fast as processing them on the main thread
- * under light load and faster under heavy load, and it lets small requests use every core
- * (docs/performance.md has the figures). With no workers, every task runs on the main thread.
+ * while the main thread serves HTTP and writes the queue. A request goes to the least busy worker, whatever
+ * its size: measured, that answers small requests as fast as processing them on the main thread under light
+ * load and faster under heavy load. Only when every worker already has a task waiting behind the one it
+ * runs does the main thread process the request itself: under saturation that adds the main thread's spare
+ * time (about a fifth more throughput with one worker, no more memory), and under light load it never
+ * happens (docs/performance.md has the figures). With no workers, every task runs on the main thread.
  */
 import { Worker } from 'node:worker_threads';
 import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from './ingest-task.ts';
@@ -20,6 +22,8 @@ interface Slot {
 
 const bootUrl = new URL('./worker-boot.mjs', import.meta.url);
 const entry = new URL('./ingest-worker.ts', import.meta.url).href;
+/** Tasks sent to a worker and not yet answered at which the main thread takes the next task itself. */
+const saturatedPending = 2;
 
 export class IngestWorkers {
   private readonly slots: Slot[] = [];
@@ -61,25 +65,26 @@ export class IngestWorkers {
     });
   }
 
-  /** Runs a task on the least busy worker (or inline when there are none). */
+  /** Runs a task on the least busy worker, or inline when there are none or all of them are saturated. */
   run(task: IngestTask): Promise<TaskResult> {
-    if (this.slots.length === 0) {
+    let slot: Slot | undefined;
+    for (const candidate of this.slots) if (slot === undefined || candidate.pending.size < slot.pending.size) slot = candidate;
+    if (slot === undefined || slot.pending.size >= saturatedPending) {
       try {
         return Promise.resolve(runIngestTask(task, this.inline));
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    let slot = this.slots[0] as Slot;
-    for (const candidate of this.slots) if (candidate.pending.size < slot.pending.size) slot = candidate;
+    const chosen = slot;
     const id = this.nextId++;
     // The body is moved, not copied, when it owns its memory (large request bodies do; small ones may share
     // a pooled buffer, and are copied).
     const body = task.body;
     const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
     return new Promise((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, task }, transfer);
+      chosen.pending.set(id, { resolve, reject });
+      chosen.worker.postMessage({ id, task }, transfer);
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * The ingest worker pool: a task processed on a worker thread answers exactly what it answers on the main
  * thread — the same chunk bytes, counts and de-duplication key, or the same error — for a small body (which
- * shares a pooled buffer and is copied to the worker), a large one (moved to the worker) and a gzip one.
+ * shares a pooled buffer and is copied to the worker), a large one (moved to the worker) and a gzip one;
+ * and so does a burst of tasks that saturates the workers, some of which the main thread then takes.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,6 +86,18 @@ describe('the ingest worker pool', () => {
       else assert.equal(onWorker.ok, true);
     });
   }
+
+  it('answers every task exactly as the main thread does when its one worker is saturated and the main thread helps', async () => {
+    const single = new IngestWorkers(1);
+    try {
+      const bodies = Array.from({ length: 6 }, (_, i) => lines(200 + i));
+      const together = await Promise.all(bodies.map((text) => single.run(taskOf(Buffer.from(text)))));
+      const alone = await Promise.all(bodies.map((text) => inline.run(taskOf(Buffer.from(text)))));
+      assert.deepEqual(together.map(plain), alone.map(plain));
+    } finally {
+      await single.close();
+    }
+  });
 
   it('spreads tasks sent together over its workers and answers each', async () => {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run(taskOf(Buffer.from(lines(i + 1))))));
