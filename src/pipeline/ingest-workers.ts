@@ -79,13 +79,27 @@ export class IngestWorkers {
     const chosen = slot;
     const id = this.nextId++;
     // The body is moved, not copied, when it owns its memory (large request bodies do; small ones may share
-    // a pooled buffer, and are copied).
+    // a pooled buffer, and are copied). An empty body is never moved: it may be a shared empty buffer.
     const body = task.body;
-    const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
+    const transfer = body.byteLength > 0 && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
     return new Promise((resolve, reject) => {
       chosen.pending.set(id, { resolve, reject });
-      chosen.worker.postMessage({ id, task }, transfer);
+      try {
+        chosen.worker.postMessage({ id, task }, transfer);
+      } catch (error) {
+        // Nothing was sent (a body that cannot be cloned): this task fails, and the worker is not left
+        // counted as busy with it.
+        chosen.pending.delete(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
+  }
+
+  /** Tasks sent to the workers and not answered yet. */
+  pendingOnWorkers(): number {
+    let pending = 0;
+    for (const slot of this.slots) pending += slot.pending.size;
+    return pending;
   }
 
   async close(): Promise<void> {

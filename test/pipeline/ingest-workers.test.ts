@@ -99,6 +99,22 @@ describe('the ingest worker pool', () => {
     }
   });
 
+  it('fails a task whose body cannot be sent, and goes on answering others on the same worker', async () => {
+    const single = new IngestWorkers(1);
+    try {
+      const task = taskOf(Buffer.from(lines(1000)));
+      assert.equal((await single.run(task)).ok, true);
+      // The body was moved to the worker with the first run, so it is detached now.
+      assert.equal(task.body.byteLength, 0);
+      await assert.rejects(single.run(task), /detached/);
+      assert.equal(single.pendingOnWorkers(), 0);
+      const next = await single.run(taskOf(Buffer.from(lines(2))));
+      assert.equal(next.ok && next.accepted, 2);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('spreads tasks sent together over its workers and answers each', async () => {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.run(taskOf(Buffer.from(lines(i + 1))))));
     assert.deepEqual(
