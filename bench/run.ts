@@ -300,6 +300,9 @@ async function targetLatency(): Promise<void> {
   try {
     await node.createJob('lat', { field_names: benchFields }, '', { max_upload_interval_seconds: 30 });
     const small = Buffer.from(lines.slice(1, perRequest).join('\n') + '\n');
+    /** Request `n`: one line whose RayID is `<prefix><n>` (so its delivery can be found), then the shared lines. */
+    const bodyOf = (prefix: string) => (n: number) =>
+      Buffer.concat([Buffer.from((lines[n % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"${prefix}${n}"`) + '\n'), small]);
     const answeredAt = new Map<string, number>();
     const latencies: number[] = [];
     let refused = 0;
@@ -310,7 +313,7 @@ async function targetLatency(): Promise<void> {
       node,
       warmupSeconds,
       (perRequest / rate) * 1000,
-      (n) => Buffer.concat([Buffer.from((lines[n % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"warm${n}"`) + '\n'), small]),
+      bodyOf('warm'),
       (_n, _status, _events, latency) => warmLatencies.push(latency),
     );
     warmLatencies.sort((a, b) => a - b);
@@ -318,7 +321,7 @@ async function targetLatency(): Promise<void> {
       node,
       latencySeconds,
       (perRequest / rate) * 1000,
-      (n) => Buffer.concat([Buffer.from((lines[n % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"lat${n}"`) + '\n'), small]),
+      bodyOf('lat'),
       (n, status, _events, latency, _retryAfter, at) => {
         latencies.push(latency);
         if (status === 200) answeredAt.set(`lat${n}`, at);

@@ -66,33 +66,26 @@ export class IngestWorkers {
   }
 
   /** Runs a task on the least busy worker, or inline when there are none or all of them are saturated. */
-  run(task: IngestTask): Promise<TaskResult> {
-    let slot: Slot | undefined;
-    for (const candidate of this.slots) if (slot === undefined || candidate.pending.size < slot.pending.size) slot = candidate;
-    if (slot === undefined || slot.pending.size >= saturatedPending) {
-      try {
-        return Promise.resolve(runIngestTask(task, this.inline));
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    }
-    const chosen = slot;
+  async run(task: IngestTask): Promise<TaskResult> {
+    const slot = this.leastBusy();
+    if (slot === undefined || slot.pending.size >= saturatedPending) return runIngestTask(task, this.inline);
     const id = this.nextId++;
     // The body is moved, not copied, when it owns its memory (large request bodies do; small ones may share
     // a pooled buffer, and are copied). An empty body is never moved: it may be a shared empty buffer.
     const body = task.body;
     const transfer = body.byteLength > 0 && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
     return new Promise((resolve, reject) => {
-      chosen.pending.set(id, { resolve, reject });
-      try {
-        chosen.worker.postMessage({ id, task }, transfer);
-      } catch (error) {
-        // Nothing was sent (a body that cannot be cloned): this task fails, and the worker is not left
-        // counted as busy with it.
-        chosen.pending.delete(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
+      // A body that cannot be sent throws here and fails this task alone; the task is counted as pending
+      // only once sent (its answer arrives in a later turn of the event loop).
+      slot.worker.postMessage({ id, task }, transfer);
+      slot.pending.set(id, { resolve, reject });
     });
+  }
+
+  private leastBusy(): Slot | undefined {
+    let least: Slot | undefined;
+    for (const slot of this.slots) if (least === undefined || slot.pending.size < least.pending.size) least = slot;
+    return least;
   }
 
   /** Tasks sent to the workers and not answered yet. */
