@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
 import { migrateEmbeddedQueue } from './embedded-schema.ts';
@@ -14,6 +15,20 @@ import { migrateEmbeddedQueue } from './embedded-schema.ts';
  * off the event loop, before an append resolves (embedded.ts), so a slow disk never stalls the server.
  */
 export type QueueSynchronous = 'full' | 'normal';
+
+/** How to open the queue database. */
+export interface QueueDbOptions {
+  /** Where a failed checkpoint is reported; default one line on stderr. */
+  readonly onCheckpointError?: (message: string) => void;
+}
+
+const checkpointThread = new URL('./checkpoint-thread.mjs', import.meta.url);
+/** The checkpointer starts once this much has been written to the log (a little use never starts it)… */
+const checkpointerStartBytes = 1024 * 1024;
+/** …and then checkpoints this often. */
+const checkpointIntervalMs = 200;
+/** What one write transaction adds to the log at least (one page), for the count above. */
+const transactionLogBytes = 4096;
 
 /** A stored stream. */
 export interface StreamRow {
@@ -49,6 +64,12 @@ export interface ChunkRow extends ChunkBound {
 /** The database file of one embedded queue, opened and locked by this process. */
 export class EmbeddedQueueDb {
   readonly #db: Database;
+  readonly #lock: Database;
+  readonly #file: string;
+  readonly #onCheckpointError: (message: string) => void;
+  /** Bytes written to the log before the checkpointer started. */
+  #logBytes = 0;
+  #checkpointer: Worker | undefined;
   readonly #insertChunk: Statement;
   readonly #setStreamEnd: Statement;
   readonly #findKey: Statement;
@@ -65,8 +86,11 @@ export class EmbeddedQueueDb {
   readonly #deleteChunks: Statement;
   readonly #forgetKeys: Statement;
 
-  private constructor(db: Database) {
+  private constructor(db: Database, lock: Database, file: string, options: QueueDbOptions) {
     this.#db = db;
+    this.#lock = lock;
+    this.#file = file;
+    this.#onCheckpointError = options.onCheckpointError ?? ((message) => console.error(`A queue checkpoint failed: ${message}`));
     this.#insertChunk = db.prepare('INSERT INTO chunks (stream_id, appended_at, record_count, size, bytes_end, payload) VALUES (?, ?, ?, ?, ?, ?)');
     this.#setStreamEnd = db.prepare('UPDATE streams SET end_bytes = ? WHERE id = ?');
     this.#findKey = db.prepare('SELECT seen_at FROM dedupe_keys WHERE stream_id = ? AND key = ?').pluck();
@@ -95,41 +119,54 @@ export class EmbeddedQueueDb {
   }
 
   /**
-   * Opens (creating if needed) the queue file and takes it for this process alone: SQLite's exclusive
-   * locking mode holds the file lock until close, so a second process fails here instead of sharing it.
+   * Opens (creating if needed) the queue file and takes it for this process alone. The lock is a small
+   * SQLite file beside the queue (`queue.db.lock`) held in exclusive locking mode until close, so a second
+   * process fails here instead of sharing the queue. The queue file itself is opened normally, so that the
+   * checkpointer thread can have a connection of its own.
    */
-  static open(file: string): EmbeddedQueueDb {
+  static open(file: string, options: QueueDbOptions = {}): EmbeddedQueueDb {
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    const lock = takeLock(file);
     // A short busy timeout: a previous process that is just exiting lets go in time; a running one never does.
-    const db = new SqliteDatabase(file, { timeout: 1000 });
+    let db: Database | undefined;
     try {
-      // Exclusive mode before WAL: the WAL index then lives in this process's memory (no -shm file).
-      db.pragma('locking_mode = EXCLUSIVE');
+      db = new SqliteDatabase(file, { timeout: 1000 });
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`the queue database ${file} could not be switched to WAL mode (got ${String(mode)})`);
       // NORMAL: commits write the WAL without syncing it; checkpoints still sync. `full` durability is
       // added by the caller syncing the WAL after each commit (see QueueSynchronous).
       db.pragma('synchronous = NORMAL');
+      // Checkpoints run on the checkpointer thread, never inside a commit on the event loop.
+      db.pragma('wal_autocheckpoint = 0');
       // Keeps the WAL file from staying at its largest size after a burst.
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-      // A write transaction takes the exclusive lock now, not at the first append.
-      db.transaction(() => migrateEmbeddedQueue(db)).immediate();
-      return new EmbeddedQueueDb(db);
+      db.transaction(() => migrateEmbeddedQueue(db as Database)).immediate();
+      return new EmbeddedQueueDb(db, lock, file, options);
     } catch (error) {
-      db.close();
-      if (error instanceof SqliteDatabase.SqliteError && (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')) {
-        throw new Error(
-          `the queue database ${file} is locked by another process or connection; only one logexport process may use a data directory at a time`,
-          { cause: error },
-        );
-      }
-      throw error;
+      db?.close();
+      lock.close();
+      throw lockedError(file, error) ?? error;
     }
   }
 
   /** Runs `work` in one write transaction: one commit, one sync of the WAL. */
   transaction<T>(work: () => T): T {
-    return this.#db.transaction(work).immediate();
+    const result = this.#db.transaction(work).immediate();
+    if (this.#checkpointer === undefined) {
+      this.#logBytes += transactionLogBytes;
+      if (this.#logBytes >= checkpointerStartBytes) this.#startCheckpointer();
+    }
+    return result;
+  }
+
+  #startCheckpointer(): void {
+    const worker = new Worker(checkpointThread, { workerData: { file: this.#file, intervalMs: checkpointIntervalMs } });
+    worker.unref();
+    worker.on('message', (message: { error?: string }) => {
+      if (message.error !== undefined) this.#onCheckpointError(message.error);
+    });
+    worker.on('error', (error) => this.#onCheckpointError(error.message));
+    this.#checkpointer = worker;
   }
 
   streams(): StreamRow[] {
@@ -166,6 +203,7 @@ export class EmbeddedQueueDb {
   }
 
   insertChunk(streamId: number, appendedAtMs: number, count: number, payload: Buffer, bytesEnd: number): number {
+    this.#logBytes += payload.byteLength;
     return Number(this.#insertChunk.run(streamId, appendedAtMs, count, payload.byteLength, bytesEnd, payload).lastInsertRowid);
   }
 
@@ -238,9 +276,53 @@ export class EmbeddedQueueDb {
     this.transaction(() => this.#forgetKeys.run(ms));
   }
 
-  close(): void {
+  /** Stops the checkpointer, then closes the file (the last connection to close checkpoints what is left). */
+  async close(): Promise<void> {
+    const checkpointer = this.#checkpointer;
+    if (checkpointer !== undefined) {
+      const exited = new Promise((resolve) => checkpointer.once('exit', resolve));
+      // Kept alive until it has let go of the file, even when nothing else keeps the process running.
+      checkpointer.ref();
+      checkpointer.postMessage('stop');
+      await exited;
+    }
     this.#db.close();
+    this.#lock.close();
   }
+}
+
+/**
+ * Takes the data directory's queue for this process: an exclusive lock on `<file>.lock`, kept until the
+ * lock database is closed (or the process ends, when the operating system releases it).
+ */
+function takeLock(file: string): Database {
+  const lock = new SqliteDatabase(`${file}.lock`, { timeout: 1000 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The file holds nothing worth a rollback journal on disk.
+    lock.pragma('journal_mode = MEMORY');
+    // The first write in exclusive mode takes the lock, and the connection keeps it from then on.
+    lock.transaction(() => {
+      lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL)');
+      lock.exec('DELETE FROM holder');
+      lock.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
+    }).exclusive();
+    return lock;
+  } catch (error) {
+    lock.close();
+    throw lockedError(file, error) ?? error;
+  }
+}
+
+/** The error to show when `error` says another process or connection holds the queue; undefined otherwise. */
+function lockedError(file: string, error: unknown): Error | undefined {
+  if (error instanceof SqliteDatabase.SqliteError && (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')) {
+    return new Error(
+      `the queue database ${file} is locked by another process or connection; only one logexport process may use a data directory at a time`,
+      { cause: error },
+    );
+  }
+  return undefined;
 }
 
 function columns(row: unknown): readonly unknown[] {

@@ -208,7 +208,7 @@ export class EmbeddedQueue implements EventQueue {
     await this.#sweeping?.catch(() => undefined);
     await this.#syncing;
     await (await this.#wal?.catch(() => undefined))?.close();
-    this.#db.close();
+    await this.#db.close();
   }
 
   #assertOpen(): void {
