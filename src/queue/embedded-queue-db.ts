@@ -70,6 +70,7 @@ export class EmbeddedQueueDb {
   /** Bytes written to the log before the checkpointer started. */
   #logBytes = 0;
   #checkpointer: Worker | undefined;
+  #closing = false;
   readonly #insertChunk: Statement;
   readonly #setStreamEnd: Statement;
   readonly #findKey: Statement;
@@ -166,6 +167,12 @@ export class EmbeddedQueueDb {
       if (message.error !== undefined) this.#onCheckpointError(message.error);
     });
     worker.on('error', (error) => this.#onCheckpointError(error.message));
+    // A thread that ended on its own (it failed) is started again after the next megabyte of writes.
+    worker.on('exit', () => {
+      if (this.#checkpointer !== worker || this.#closing) return;
+      this.#checkpointer = undefined;
+      this.#logBytes = 0;
+    });
     this.#checkpointer = worker;
   }
 
@@ -278,6 +285,7 @@ export class EmbeddedQueueDb {
 
   /** Stops the checkpointer, then closes the file (the last connection to close checkpoints what is left). */
   async close(): Promise<void> {
+    this.#closing = true;
     const checkpointer = this.#checkpointer;
     if (checkpointer !== undefined) {
       const exited = new Promise((resolve) => checkpointer.once('exit', resolve));
