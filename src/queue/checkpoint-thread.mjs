@@ -14,6 +14,8 @@ db.pragma('synchronous = NORMAL');
 
 let timer;
 let stopping = false;
+/** The last failure reported: one that repeats every pass (a full disk, say) is reported once. */
+let lastError;
 
 function step() {
   // A pass that leaves frames behind (the writer committed meanwhile) is repeated at once, a few times, so
@@ -22,8 +24,11 @@ function step() {
     let row;
     try {
       [row] = db.pragma('wal_checkpoint(PASSIVE)');
+      lastError = undefined;
     } catch (error) {
-      parentPort?.postMessage({ error: error instanceof Error ? error.message : String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== lastError) parentPort?.postMessage({ error: message });
+      lastError = message;
       break;
     }
     if (row === undefined || row.busy !== 0 || row.log === row.checkpointed) break;

@@ -16,12 +16,6 @@ import { migrateEmbeddedQueue } from './embedded-schema.ts';
  */
 export type QueueSynchronous = 'full' | 'normal';
 
-/** How to open the queue database. */
-export interface QueueDbOptions {
-  /** Where a failed checkpoint is reported; default one line on stderr. */
-  readonly onCheckpointError?: (message: string) => void;
-}
-
 const checkpointThread = new URL('./checkpoint-thread.mjs', import.meta.url);
 /** The checkpointer starts once this much has been written to the log (a little use never starts it)… */
 const checkpointerStartBytes = 1024 * 1024;
@@ -66,7 +60,6 @@ export class EmbeddedQueueDb {
   readonly #db: Database;
   readonly #lock: Database;
   readonly #file: string;
-  readonly #onCheckpointError: (message: string) => void;
   /** Bytes written to the log before the checkpointer started. */
   #logBytes = 0;
   #checkpointer: Worker | undefined;
@@ -87,11 +80,10 @@ export class EmbeddedQueueDb {
   readonly #deleteChunks: Statement;
   readonly #forgetKeys: Statement;
 
-  private constructor(db: Database, lock: Database, file: string, options: QueueDbOptions) {
+  private constructor(db: Database, lock: Database, file: string) {
     this.#db = db;
     this.#lock = lock;
     this.#file = file;
-    this.#onCheckpointError = options.onCheckpointError ?? ((message) => console.error(`A queue checkpoint failed: ${message}`));
     this.#insertChunk = db.prepare('INSERT INTO chunks (stream_id, appended_at, record_count, size, bytes_end, payload) VALUES (?, ?, ?, ?, ?, ?)');
     this.#setStreamEnd = db.prepare('UPDATE streams SET end_bytes = ? WHERE id = ?');
     this.#findKey = db.prepare('SELECT seen_at FROM dedupe_keys WHERE stream_id = ? AND key = ?').pluck();
@@ -125,7 +117,7 @@ export class EmbeddedQueueDb {
    * process fails here instead of sharing the queue. The queue file itself is opened normally, so that the
    * checkpointer thread can have a connection of its own.
    */
-  static open(file: string, options: QueueDbOptions = {}): EmbeddedQueueDb {
+  static open(file: string): EmbeddedQueueDb {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const lock = takeLock(file);
     // A short busy timeout: a previous process that is just exiting lets go in time; a running one never does.
@@ -142,7 +134,7 @@ export class EmbeddedQueueDb {
       // Keeps the WAL file from staying at its largest size after a burst.
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       db.transaction(() => migrateEmbeddedQueue(db as Database)).immediate();
-      return new EmbeddedQueueDb(db, lock, file, options);
+      return new EmbeddedQueueDb(db, lock, file);
     } catch (error) {
       db?.close();
       lock.close();
@@ -163,10 +155,11 @@ export class EmbeddedQueueDb {
   #startCheckpointer(): void {
     const worker = new Worker(checkpointThread, { workerData: { file: this.#file, intervalMs: checkpointIntervalMs } });
     worker.unref();
+    const report = (message: string) => console.error(`A checkpoint of the queue ${this.#file} failed: ${message}`);
     worker.on('message', (message: { error?: string }) => {
-      if (message.error !== undefined) this.#onCheckpointError(message.error);
+      if (message.error !== undefined) report(message.error);
     });
-    worker.on('error', (error) => this.#onCheckpointError(error.message));
+    worker.on('error', (error) => report(error.message));
     // A thread that ended on its own (it failed) is started again after the next megabyte of writes.
     worker.on('exit', () => {
       if (this.#checkpointer !== worker || this.#closing) return;
