@@ -203,11 +203,19 @@ export class JobRunner {
   /** Feeds a chunk's records to the batcher, delivering every batch that fills up; false when stopped. */
   private async consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
     const recordOf = this.recordsOf(chunk);
+    // The loop only waits when it delivers, so the time is read once per chunk and again after each delivery.
+    let now = this.deps.clock.now();
     for (let index = chunk.firstRecord; index < chunk.count; index++) {
       const record = recordOf(index);
-      if (this.batcher.wouldOverflow(record) && !(await this.flush(consumer, destination))) return false;
-      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, this.deps.clock.now());
-      if (this.batcher.shouldClose(this.deps.clock.now()) && !(await this.flush(consumer, destination))) return false;
+      if (this.batcher.wouldOverflow(record)) {
+        if (!(await this.flush(consumer, destination))) return false;
+        now = this.deps.clock.now();
+      }
+      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, now);
+      if (this.batcher.shouldClose(now)) {
+        if (!(await this.flush(consumer, destination))) return false;
+        now = this.deps.clock.now();
+      }
     }
     return true;
   }
