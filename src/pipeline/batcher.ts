@@ -42,7 +42,13 @@ export function batchBody(framing: BatchFraming, records: readonly Buffer[]): Bu
 export class Batcher {
   private readonly limits: BatchLimits;
   private readonly framing: BatchFraming;
-  private records: Buffer[] = [];
+  /**
+   * The kept records, joined where they can be: with no delimiter, a record that directly follows the
+   * previous one in the same chunk extends its part. A batch then holds a few large views instead of one
+   * object per record, which would otherwise live until the batch closes and burden the garbage collector.
+   */
+  private parts: Buffer[] = [];
+  private records = 0;
   private bytes = 0;
   private segments: BatchSegment[] = [];
   private firstAppendMs = 0;
@@ -66,7 +72,7 @@ export class Batcher {
 
   /** Whether adding a record of this size must close the open batch first. */
   wouldOverflow(record: Buffer | undefined): boolean {
-    if (record === undefined || this.records.length === 0) return false;
+    if (record === undefined || this.records === 0) return false;
     return this.bytes + this.framing.delimiter.length + record.length > this.limits.maxBytes;
   }
 
@@ -87,15 +93,21 @@ export class Batcher {
     }
     this.lastAppendMs = appendedAtMs;
     if (record !== undefined) {
-      this.bytes += record.length + (this.records.length > 0 ? this.framing.delimiter.length : 0);
-      this.records.push(record);
+      this.bytes += record.length + (this.records > 0 ? this.framing.delimiter.length : 0);
+      this.records += 1;
+      const last = this.parts[this.parts.length - 1];
+      if (last !== undefined && this.framing.delimiter.length === 0 && last.buffer === record.buffer && last.byteOffset + last.length === record.byteOffset) {
+        this.parts[this.parts.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + record.length);
+      } else {
+        this.parts.push(record);
+      }
     }
   }
 
   /** Whether the open batch must close now: full, or its interval has passed. */
   shouldClose(nowMs: number): boolean {
     if (this.isEmpty()) return false;
-    if (this.records.length >= this.limits.maxRecords || this.bytes >= this.limits.maxBytes) return true;
+    if (this.records >= this.limits.maxRecords || this.bytes >= this.limits.maxBytes) return true;
     return nowMs >= (this.deadline() ?? Infinity);
   }
 
@@ -103,12 +115,13 @@ export class Batcher {
   take(): ClosedBatch {
     const segments = this.segments;
     const batch: ClosedBatch = {
-      body: this.records.length === 0 ? Buffer.alloc(0) : batchBody(this.framing, this.records),
-      records: this.records.length,
+      body: this.records === 0 ? Buffer.alloc(0) : batchBody(this.framing, this.parts),
+      records: this.records,
       bytes: this.bytes,
       range: { rangeId: rangeIdOf(segments), segments, firstAppendMs: this.firstAppendMs, lastAppendMs: this.lastAppendMs },
     };
-    this.records = [];
+    this.parts = [];
+    this.records = 0;
     this.bytes = 0;
     this.segments = [];
     this.openedAtMs = undefined;

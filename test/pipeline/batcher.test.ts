@@ -123,6 +123,27 @@ describe('the batcher', () => {
     assert.equal(batch.range.lastAppendMs, t0 + 1000);
   });
 
+  it('without a record delimiter, writes records that follow each other in one payload exactly as given', () => {
+    const ndjson = batchFraming({ batchPrefix: '', batchSuffix: '', recordDelimiter: '', format: (record) => JSON.stringify(record) });
+    const payload = Buffer.from('a\nbb\nccc\nd\n');
+    const views = [payload.subarray(0, 2), payload.subarray(2, 5), payload.subarray(5, 9), payload.subarray(9, 11)];
+    const cases: { name: string; records: Buffer[]; text: string }[] = [
+      { name: 'adjacent views', records: [views[0], views[1], views[2]] as Buffer[], text: 'a\nbb\nccc\n' },
+      { name: 'a gap in the payload', records: [views[0], views[1], views[3]] as Buffer[], text: 'a\nbb\nd\n' },
+      { name: 'the same view twice', records: [views[1], views[1]] as Buffer[], text: 'bb\nbb\n' },
+      { name: 'views of two payloads', records: [views[2], Buffer.from('ccc\n'), views[3]] as Buffer[], text: 'ccc\nccc\nd\n' },
+      { name: 'views out of order', records: [views[1], views[0]] as Buffer[], text: 'bb\na\n' },
+    ];
+    for (const { name, records, text } of cases) {
+      const batcher = new Batcher(roomy, ndjson);
+      records.forEach((record, index) => batcher.consume(1, index, t0, record, t0));
+      const batch = batcher.take();
+      assert.equal(textOf(batch), text, name);
+      assert.equal(batch.records, records.length, name);
+      assert.equal(batch.bytes, Buffer.byteLength(text), name);
+    }
+  });
+
   it('keeps filtered-out records in the range it commits, but not in the batch', () => {
     const batcher = new Batcher(limits({ maxRecords: 2 }), framing);
     const closed = feed(batcher, 4, [undefined, '"a"', undefined, undefined, '"b"', undefined]);
