@@ -39,6 +39,11 @@ export function batchBody(framing: BatchFraming, records: readonly Buffer[]): Bu
   return Buffer.concat(parts);
 }
 
+/** Whether `next` starts in memory exactly where `previous` ends. */
+function adjoins(previous: Buffer, next: Buffer): boolean {
+  return previous.buffer === next.buffer && previous.byteOffset + previous.length === next.byteOffset;
+}
+
 export class Batcher {
   private readonly limits: BatchLimits;
   private readonly framing: BatchFraming;
@@ -96,7 +101,7 @@ export class Batcher {
       this.bytes += record.length + (this.records > 0 ? this.framing.delimiter.length : 0);
       this.records += 1;
       const last = this.parts[this.parts.length - 1];
-      if (last !== undefined && this.framing.delimiter.length === 0 && last.buffer === record.buffer && last.byteOffset + last.length === record.byteOffset) {
+      if (last !== undefined && this.framing.delimiter.length === 0 && adjoins(last, record)) {
         this.parts[this.parts.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + record.length);
       } else {
         this.parts.push(record);

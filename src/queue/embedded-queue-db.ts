@@ -63,7 +63,6 @@ export class EmbeddedQueueDb {
   /** Bytes written to the log before the checkpointer started. */
   #logBytes = 0;
   #checkpointer: Worker | undefined;
-  #closing = false;
   readonly #insertChunk: Statement;
   readonly #setStreamEnd: Statement;
   readonly #findKey: Statement;
@@ -120,10 +119,10 @@ export class EmbeddedQueueDb {
   static open(file: string): EmbeddedQueueDb {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const lock = takeLock(file);
-    // A short busy timeout: a previous process that is just exiting lets go in time; a running one never does.
     let db: Database | undefined;
     try {
-      db = new SqliteDatabase(file, { timeout: 1000 });
+      const queueDb = new SqliteDatabase(file, { timeout: 1000 });
+      db = queueDb;
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`the queue database ${file} could not be switched to WAL mode (got ${String(mode)})`);
       // NORMAL: commits write the WAL without syncing it; checkpoints still sync. `full` durability is
@@ -133,8 +132,8 @@ export class EmbeddedQueueDb {
       db.pragma('wal_autocheckpoint = 0');
       // Keeps the WAL file from staying at its largest size after a burst.
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-      db.transaction(() => migrateEmbeddedQueue(db as Database)).immediate();
-      return new EmbeddedQueueDb(db, lock, file);
+      db.transaction(() => migrateEmbeddedQueue(queueDb)).immediate();
+      return new EmbeddedQueueDb(queueDb, lock, file);
     } catch (error) {
       db?.close();
       lock.close();
@@ -162,7 +161,7 @@ export class EmbeddedQueueDb {
     worker.on('error', (error) => report(error.message));
     // A thread that ended on its own (it failed) is started again after the next megabyte of writes.
     worker.on('exit', () => {
-      if (this.#checkpointer !== worker || this.#closing) return;
+      if (this.#checkpointer !== worker) return;
       this.#checkpointer = undefined;
       this.#logBytes = 0;
     });
@@ -278,8 +277,9 @@ export class EmbeddedQueueDb {
 
   /** Stops the checkpointer, then closes the file (the last connection to close checkpoints what is left). */
   async close(): Promise<void> {
-    this.#closing = true;
     const checkpointer = this.#checkpointer;
+    // Forgotten first, so its exit is not taken for a failure.
+    this.#checkpointer = undefined;
     if (checkpointer !== undefined) {
       const exited = new Promise((resolve) => checkpointer.once('exit', resolve));
       // Kept alive until it has let go of the file, even when nothing else keeps the process running.
@@ -297,6 +297,7 @@ export class EmbeddedQueueDb {
  * lock database is closed (or the process ends, when the operating system releases it).
  */
 function takeLock(file: string): Database {
+  // A short busy timeout: a previous process that is just exiting lets go in time; a running one never does.
   const lock = new SqliteDatabase(`${file}.lock`, { timeout: 1000 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
