@@ -77,7 +77,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
 
     const counters = new CounterRegistry(store, clock, nodeId);
     const filterLimits = { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes };
-    const snapshots = new ZoneSnapshots(store, filterLimits);
+    const snapshots = new ZoneSnapshots(store, { filterLimits, gzipLevel: config.gzipLevel });
     const workers = new IngestWorkers(config.workers);
     closers.push(() => workers.close());
     const ingestor = new Ingestor(queue, snapshots, workers, (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'));

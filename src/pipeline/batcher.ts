@@ -1,18 +1,27 @@
 /**
- * Collects formatted records (bytes prepared at ingest) into a batch and remembers exactly which queue
- * records the batch consumed (kept or not), so the batch can be recorded before sending, re-sent exactly
- * after a crash, and committed. A batch closes on the first of: its byte limit (uncompressed), its record limit, or its
- * interval since the first record arrived.
+ * Collects formatted records (prepared and compressed at ingest) into a batch and remembers exactly which
+ * queue records the batch consumed (kept or not), so the batch can be recorded before sending, re-sent
+ * exactly after a crash, and committed. A batch closes on the first of: its byte limit (uncompressed),
+ * its record limit, or its interval since the first record arrived.
+ *
+ * Records come in two forms: a chunk's compressed piece whole (all of a job's kept records of the chunk,
+ * the usual case), or one record at a time (when a piece does not fit in any batch, or only part of it is
+ * to be sent). `compressBatch` turns a batch into its gzip object, compressing only the second kind.
  */
 import type { BatchSegment, InflightBatch } from '../queue/queue.ts';
 import { rangeIdOf } from '../queue/range-id.ts';
+import { deflateText, gzipOfPieces, type DeflatedText } from './deflated-text.ts';
 import type { BatchLimits } from './job-plan.ts';
 import type { RecordFormatter } from './stages/format.ts';
 
-/** A closed batch: its bytes (prefix, records, suffix), what it holds, and the queue range it consumed. */
+/** A stretch of a batch's text: as it is, or a piece compressed at ingest. */
+export type BatchPart = { readonly kind: 'text'; readonly text: Buffer } | { readonly kind: 'deflated'; readonly piece: DeflatedText };
+
+/** A closed batch: its text in parts (framing included), what it holds, and the queue range it consumed. */
 export interface ClosedBatch {
-  readonly body: Buffer;
+  readonly parts: readonly BatchPart[];
   readonly records: number;
+  /** Uncompressed bytes of the records and the delimiters between them. */
   readonly bytes: number;
   readonly range: InflightBatch;
 }
@@ -28,16 +37,8 @@ export function batchFraming(formatter: RecordFormatter): BatchFraming {
   return { prefix: Buffer.from(formatter.batchPrefix), delimiter: Buffer.from(formatter.recordDelimiter), suffix: Buffer.from(formatter.batchSuffix) };
 }
 
-/** Joins formatted records into a batch body with the framing's prefix, delimiters and suffix. */
-export function batchBody(framing: BatchFraming, records: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [framing.prefix];
-  records.forEach((record, i) => {
-    if (i > 0 && framing.delimiter.length > 0) parts.push(framing.delimiter);
-    parts.push(record);
-  });
-  parts.push(framing.suffix);
-  return Buffer.concat(parts);
-}
+/** Limits that never close a batch (a batch re-sent after a crash is rebuilt whole). */
+export const noBatchLimits: BatchLimits = { maxBytes: Infinity, maxRecords: Infinity, maxIntervalMs: Infinity };
 
 /** Whether `next` starts in memory exactly where `previous` ends. */
 function adjoins(previous: Buffer, next: Buffer): boolean {
@@ -48,11 +49,11 @@ export class Batcher {
   private readonly limits: BatchLimits;
   private readonly framing: BatchFraming;
   /**
-   * The kept records, joined where they can be: with no delimiter, a record that directly follows the
-   * previous one in the same chunk extends its part. A batch then holds a few large views instead of one
-   * object per record, which would otherwise live until the batch closes and burden the garbage collector.
+   * The batch's text so far, without the prefix and suffix. With no delimiter, a record that directly
+   * follows the previous one in memory extends its part: a batch taken record by record then holds a few
+   * large views instead of one object per record, which would otherwise burden the garbage collector.
    */
-  private parts: Buffer[] = [];
+  private parts: BatchPart[] = [];
   private records = 0;
   private bytes = 0;
   private segments: BatchSegment[] = [];
@@ -75,10 +76,15 @@ export class Batcher {
     return this.openedAtMs === undefined ? undefined : this.openedAtMs + this.limits.maxIntervalMs;
   }
 
-  /** Whether adding a record of this size must close the open batch first. */
-  wouldOverflow(record: Buffer | undefined): boolean {
-    if (record === undefined || this.records === 0) return false;
-    return this.bytes + this.framing.delimiter.length + record.length > this.limits.maxBytes;
+  /** Whether a batch can hold `records` records of `bytes` bytes (delimiters between them included) at all. */
+  fits(records: number, bytes: number): boolean {
+    return records <= this.limits.maxRecords && bytes <= this.limits.maxBytes;
+  }
+
+  /** Whether adding `records` records of `bytes` bytes must close the open batch first. */
+  wouldOverflow(records: number, bytes: number): boolean {
+    if (records === 0 || this.records === 0) return false;
+    return this.records + records > this.limits.maxRecords || this.bytes + this.framing.delimiter.length + bytes > this.limits.maxBytes;
   }
 
   /**
@@ -86,27 +92,50 @@ export class Batcher {
    * record was filtered or sampled out (it is still part of the range the batch commits).
    */
   consume(seq: number, index: number, appendedAtMs: number, record: Buffer | undefined, nowMs: number): void {
-    const last = this.segments[this.segments.length - 1];
-    if (last !== undefined && last.seq === seq && last.to === index) {
-      this.segments[this.segments.length - 1] = { seq, from: last.from, to: index + 1 };
+    this.extendRange(seq, index, index + 1, appendedAtMs, nowMs);
+    if (record === undefined) return;
+    this.addDelimiter();
+    this.bytes += record.length;
+    this.records += 1;
+    const last = this.parts[this.parts.length - 1];
+    if (last?.kind === 'text' && this.framing.delimiter.length === 0 && adjoins(last.text, record)) {
+      this.parts[this.parts.length - 1] = { kind: 'text', text: Buffer.from(last.text.buffer, last.text.byteOffset, last.text.length + record.length) };
     } else {
-      this.segments.push({ seq, from: index, to: index + 1 });
+      this.parts.push({ kind: 'text', text: record });
+    }
+  }
+
+  /**
+   * Consumes queue records [from, to) of chunk `seq`, whose `records` kept ones are the whole text of
+   * `piece` (joined by the record delimiter); `piece` is undefined when none of them was kept.
+   */
+  consumePiece(seq: number, from: number, to: number, appendedAtMs: number, piece: DeflatedText | undefined, records: number, nowMs: number): void {
+    this.extendRange(seq, from, to, appendedAtMs, nowMs);
+    if (piece === undefined || records === 0) return;
+    this.addDelimiter();
+    this.bytes += piece.length;
+    this.records += records;
+    this.parts.push({ kind: 'deflated', piece });
+  }
+
+  private extendRange(seq: number, from: number, to: number, appendedAtMs: number, nowMs: number): void {
+    const last = this.segments[this.segments.length - 1];
+    if (last !== undefined && last.seq === seq && last.to === from) {
+      this.segments[this.segments.length - 1] = { seq, from: last.from, to };
+    } else {
+      this.segments.push({ seq, from, to });
     }
     if (this.openedAtMs === undefined) {
       this.openedAtMs = nowMs;
       this.firstAppendMs = appendedAtMs;
     }
     this.lastAppendMs = appendedAtMs;
-    if (record !== undefined) {
-      this.bytes += record.length + (this.records > 0 ? this.framing.delimiter.length : 0);
-      this.records += 1;
-      const last = this.parts[this.parts.length - 1];
-      if (last !== undefined && this.framing.delimiter.length === 0 && adjoins(last, record)) {
-        this.parts[this.parts.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + record.length);
-      } else {
-        this.parts.push(record);
-      }
-    }
+  }
+
+  private addDelimiter(): void {
+    if (this.records === 0 || this.framing.delimiter.length === 0) return;
+    this.bytes += this.framing.delimiter.length;
+    this.parts.push({ kind: 'text', text: this.framing.delimiter });
   }
 
   /** Whether the open batch must close now: full, or its interval has passed. */
@@ -119,8 +148,9 @@ export class Batcher {
   /** Closes the open batch and starts a new one. */
   take(): ClosedBatch {
     const segments = this.segments;
+    const framed: BatchPart[] = this.records === 0 ? [] : [{ kind: 'text', text: this.framing.prefix }, ...this.parts, { kind: 'text', text: this.framing.suffix }];
     const batch: ClosedBatch = {
-      body: this.records === 0 ? Buffer.alloc(0) : batchBody(this.framing, this.parts),
+      parts: framed,
       records: this.records,
       bytes: this.bytes,
       range: { rangeId: rangeIdOf(segments), segments, firstAppendMs: this.firstAppendMs, lastAppendMs: this.lastAppendMs },
@@ -132,4 +162,27 @@ export class Batcher {
     this.openedAtMs = undefined;
     return batch;
   }
+}
+
+/**
+ * The gzip object of a batch's parts: pieces compressed at ingest are used as they are; each run of text
+ * between them is compressed here, at `level`, on libuv's thread pool.
+ */
+export async function compressBatch(parts: readonly BatchPart[], level: number): Promise<Buffer> {
+  const pieces: (DeflatedText | Promise<DeflatedText>)[] = [];
+  let run: Buffer[] = [];
+  const endRun = () => {
+    const text = run.length === 1 ? (run[0] as Buffer) : Buffer.concat(run);
+    if (text.length > 0) pieces.push(deflateText(text, level));
+    run = [];
+  };
+  for (const part of parts) {
+    if (part.kind === 'text') run.push(part.text);
+    else {
+      endRun();
+      pieces.push(part.piece);
+    }
+  }
+  endRun();
+  return gzipOfPieces(await Promise.all(pieces));
 }

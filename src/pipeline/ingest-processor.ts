@@ -2,7 +2,7 @@
  * The CPU work of one ingest request, free of I/O so it runs on the main thread or in a worker: split the
  * NDJSON text into lines, parse and check every line (the whole request is refused if any line is bad),
  * capture the zone's custom fields once per event, run every enabled job's filter, sampler and formatter,
- * and pack the results into queue chunks (chunk-format.ts).
+ * compress each job's kept records, and pack the results into queue chunks (chunk-format.ts).
  */
 import type { ErrorDetail } from '../core/app-error.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
@@ -11,6 +11,7 @@ import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
 import { encodeChunk, eventStatus } from './chunk-format.ts';
+import { deflateTextSync } from './deflated-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -26,6 +27,8 @@ export interface PreparedJob {
 export interface IngestPlan {
   readonly capture: CapturePlan;
   readonly jobs: readonly PreparedJob[];
+  /** The zlib level kept records are compressed at (LOGEXPORT_GZIP_LEVEL). */
+  readonly gzipLevel: number;
 }
 
 /** The result of processing one request body. */
@@ -42,14 +45,16 @@ const maxReportedLines = 100;
 
 class ChunkBuilder {
   private readonly jobs: readonly PreparedJob[];
+  private readonly gzipLevel: number;
   private statuses: Uint8Array[];
   private records: string[][];
   private events = 0;
   private chars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[]) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number) {
     this.jobs = jobs;
+    this.gzipLevel = gzipLevel;
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
@@ -76,7 +81,17 @@ class ChunkBuilder {
     if (this.events === 0) return;
     const payload = encodeChunk(
       this.events,
-      this.jobs.map((job, j) => ({ jobId: job.jobId, statuses: this.statuses[j] as Uint8Array, records: this.records[j] as string[] })),
+      this.jobs.map((job, j) => {
+        const records = this.records[j] as string[];
+        const delimiter = job.formatter.recordDelimiter;
+        return {
+          jobId: job.jobId,
+          statuses: this.statuses[j] as Uint8Array,
+          recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
+          delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
+          text: deflateTextSync(Buffer.from(records.join(delimiter), 'utf8'), this.gzipLevel),
+        };
+      }),
     );
     this.chunks.push({ payload, count: this.events });
     this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));
@@ -88,7 +103,7 @@ class ChunkBuilder {
 
 /** Processes one request body; with no enabled job it only checks the events (nothing to queue). */
 export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan): IngestOutcome {
-  const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs) : undefined;
+  const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs, plan.gzipLevel) : undefined;
   const problems: ErrorDetail[] = [];
   let badLines = 0;
   let accepted = 0;

@@ -17,11 +17,18 @@ import { compileCapturePlan } from './capture.ts';
 import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
 import { compileJobPlan } from './job-plan.ts';
 
-/** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset. */
+/** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset, and the node's settings. */
 export interface PlanSource {
   readonly rules: readonly StoredRule[];
   readonly jobs: readonly (JobSettings & { readonly id: number })[];
+  readonly settings: IngestSettings;
+}
+
+/** The node's settings that shape an ingest plan. */
+export interface IngestSettings {
   readonly filterLimits: FilterLimits;
+  /** The zlib level kept records are compressed at. */
+  readonly gzipLevel: number;
 }
 
 /** One request to process. */
@@ -73,11 +80,11 @@ export class PlanCache {
 export function compileIngestPlan(source: PlanSource): IngestPlan {
   const jobs: PreparedJob[] = [];
   for (const job of source.jobs) {
-    const compiled = compileJobPlan(job, source.filterLimits);
+    const compiled = compileJobPlan(job, source.settings.filterLimits);
     if (!compiled.ok) continue;
     jobs.push({ jobId: job.id, predicate: compiled.value.predicate, sampler: compiled.value.sampler, formatter: compiled.value.formatter });
   }
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs };
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, gzipLevel: source.settings.gzipLevel };
 }
 
 /** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */

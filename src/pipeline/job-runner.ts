@@ -1,25 +1,23 @@
 /**
  * Runs one enabled job: fetch chunks from the job's queue consumer → take this job's prepared records
- * (ingest already ran the job's filter, sampler and formatter; chunk-format.ts) → batch → gzip → record the
- * batch as in flight → deliver (retrying) → commit. After a crash the recorded batch is re-sent first,
- * exactly, under the same object name, so a batch that was delivered but not committed overwrites itself
- * instead of landing twice.
+ * (ingest already ran the job's filter, sampler and formatter and compressed the kept records;
+ * chunk-format.ts) → batch → gzip (laying the compressed pieces end to end) → record the batch as in
+ * flight → deliver (retrying) → commit. After a crash the recorded batch is re-sent first, exactly, under
+ * the same object name, so a batch that was delivered but not committed overwrites itself instead of
+ * landing twice.
  */
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { Clock } from '../core/clock.ts';
 import { createDestination, type DestinationDeps } from '../destinations/create-destination.ts';
 import type { Destination, FailedOutcome } from '../destinations/destination.ts';
 import { objectKey } from '../destinations/object-key.ts';
 import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
 import type { Job, Store } from '../store/store.ts';
-import { Batcher, batchBody, batchFraming, type BatchFraming } from './batcher.ts';
-import { chunkSection, eventStatus } from './chunk-format.ts';
+import { Batcher, batchFraming, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
+import { chunkSection, eventStatus, type ChunkSection } from './chunk-format.ts';
+import { inflateText } from './deflated-text.ts';
 import { deliverWithRetry, sleep, type RetryPolicy } from './delivery.ts';
 import type { JobCounters } from './job-counters.ts';
 import type { JobPlan } from './job-plan.ts';
-
-const gzip = promisify(zlib.gzip);
 
 /** The log lines a runner writes (a pino logger fits). */
 export interface Logger {
@@ -176,44 +174,58 @@ export class JobRunner {
     await consumer.heartbeat();
   }
 
-  /**
-   * This job's records of a chunk, as `record(index)`: the prepared bytes of a kept event, or undefined for
-   * an event the job's filter or sampler left out (counted), or that arrived before the job was enabled.
-   */
-  private recordsOf(chunk: QueueChunk): (index: number) => Buffer | undefined {
+  /** This job's section of a chunk; undefined when the job was not enabled when the events arrived. */
+  private sectionOf(chunk: QueueChunk, from: number, to: number): ChunkSection | undefined {
     let section;
     try {
       section = chunkSection(chunk.payload, this.job.id);
     } catch {
-      this.deps.counters.drop('unreadable', chunk.count - chunk.firstRecord);
-      return () => undefined;
-    }
-    if (section === undefined) return () => undefined;
-    const counters = this.deps.counters;
-    const prepared = section;
-    return (index) => {
-      counters.count('received');
-      const status = prepared.status(index);
-      if (status === eventStatus.kept) return prepared.recordOf(index);
-      counters.count(status === eventStatus.sampledOut ? 'sampled_out' : 'filtered_out');
+      this.deps.counters.drop('unreadable', to - from);
       return undefined;
-    };
+    }
+    if (section === undefined) return undefined;
+    const counters = this.deps.counters;
+    for (let index = from; index < to; index++) {
+      counters.count('received');
+      const status = section.status(index);
+      if (status !== eventStatus.kept) counters.count(status === eventStatus.sampledOut ? 'sampled_out' : 'filtered_out');
+    }
+    return section;
   }
 
-  /** Feeds a chunk's records to the batcher, delivering every batch that fills up; false when stopped. */
-  private async consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
-    const recordOf = this.recordsOf(chunk);
-    // The loop only waits when it delivers, so the time is read once per chunk and again after each delivery.
+  /** Feeds a chunk's records not yet committed to the batcher, delivering every batch that fills up; false when stopped. */
+  private consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
+    return this.feed(this.batcher, chunk, chunk.firstRecord, chunk.count, () => this.flush(consumer, destination));
+  }
+
+  /**
+   * Feeds records [from, to) of a chunk to `batcher`. When they hold all the job's kept records of the
+   * chunk and fit in a batch, they go in as the chunk's compressed piece, after `makeRoom` delivered the
+   * open batch if they do not fit in it; otherwise they are decompressed and go in one by one. `makeRoom`
+   * is also called when the batch is due to close; it answers false when the runner stopped.
+   */
+  private async feed(batcher: Batcher, chunk: QueueChunk, from: number, to: number, makeRoom: () => Promise<boolean>): Promise<boolean> {
+    const section = this.sectionOf(chunk, from, to);
+    const kept = section?.keptIn(from, to) ?? 0;
+    const piece = section?.piece;
+    // The loop below only waits when it delivers, so the time is read once and again after each delivery.
     let now = this.deps.clock.now();
-    for (let index = chunk.firstRecord; index < chunk.count; index++) {
-      const record = recordOf(index);
-      if (this.batcher.wouldOverflow(record)) {
-        if (!(await this.flush(consumer, destination))) return false;
+    if (section === undefined || kept === 0 || (piece !== undefined && kept === section.kept && batcher.fits(kept, piece.length))) {
+      if (piece !== undefined && batcher.wouldOverflow(kept, piece.length) && !(await makeRoom())) return false;
+      batcher.consumePiece(chunk.seq, from, to, chunk.appendedAtMs, kept === 0 ? undefined : piece, kept, now);
+      return !batcher.shouldClose(this.deps.clock.now()) || makeRoom();
+    }
+    const text = section.rawText ?? (await inflateText(piece as NonNullable<typeof piece>));
+    now = this.deps.clock.now();
+    for (let index = from; index < to; index++) {
+      const record = section.status(index) === eventStatus.kept ? section.recordOf(text, index) : undefined;
+      if (record !== undefined && batcher.wouldOverflow(1, record.length)) {
+        if (!(await makeRoom())) return false;
         now = this.deps.clock.now();
       }
-      this.batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, now);
-      if (this.batcher.shouldClose(now)) {
-        if (!(await this.flush(consumer, destination))) return false;
+      batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, now);
+      if (batcher.shouldClose(now)) {
+        if (!(await makeRoom())) return false;
         now = this.deps.clock.now();
       }
     }
@@ -229,36 +241,32 @@ export class JobRunner {
       return true;
     }
     await consumer.saveInflight(batch.range);
-    return this.deliver(consumer, destination, batch.range, batch.body, batch.records);
+    return this.deliver(consumer, destination, batch.range, batch.parts, batch.records);
   }
 
   /** Re-sends exactly the recorded batch after a restart. */
   private async resend(consumer: QueueConsumer, destination: Destination, inflight: InflightBatch): Promise<boolean> {
     const chunks = await consumer.readChunks([...new Set(inflight.segments.map((s) => s.seq))]);
     const bySeq = new Map(chunks.map((c) => [c.seq, c] as const));
-    const records: Buffer[] = [];
+    // The batch is rebuilt whole, from exactly its segments: a batcher without limits never asks for room.
+    const rebuilt = new Batcher(noBatchLimits, this.framing);
+    const unlimited = () => Promise.resolve(true);
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
-      if (chunk === undefined) {
-        this.deps.counters.drop('missing_from_queue', segment.to - segment.from);
-        continue;
-      }
-      const recordOf = this.recordsOf(chunk);
-      for (let index = segment.from; index < segment.to; index++) {
-        const record = recordOf(index);
-        if (record !== undefined) records.push(record);
-      }
+      if (chunk === undefined) this.deps.counters.drop('missing_from_queue', segment.to - segment.from);
+      else await this.feed(rebuilt, chunk, segment.from, segment.to, unlimited);
     }
     this.deps.log.info({ jobId: this.job.id, range: inflight.rangeId }, `Job ${this.job.id} re-sends the batch that was in flight when it last stopped.`);
-    if (records.length === 0) {
+    const batch = rebuilt.isEmpty() ? undefined : rebuilt.take();
+    if (batch === undefined || batch.records === 0) {
       await consumer.commit(inflight);
       return true;
     }
-    return this.deliver(consumer, destination, inflight, batchBody(this.framing, records), records.length);
+    return this.deliver(consumer, destination, inflight, batch.parts, batch.records);
   }
 
-  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, text: Buffer, records: number): Promise<boolean> {
-    const body = await gzip(text, { level: this.deps.gzipLevel });
+  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, parts: readonly BatchPart[], records: number): Promise<boolean> {
+    const body = await compressBatch(parts, this.deps.gzipLevel);
     const key = objectKey({
       pathTemplate: 'path' in this.plan.destination ? this.plan.destination.path : '',
       jobId: this.job.id,

@@ -3,10 +3,9 @@
  * rules and its enabled jobs per dataset, as the source of the plan ingest runs (ingest-task.ts). Events
  * of a dataset with no enabled job are acknowledged and counted as dropped (`no_job`).
  */
-import type { FilterLimits } from '../domain/filters/parse-filter.ts';
 import { customFieldsPhase } from '../domain/rulesets/phase.ts';
 import type { Store } from '../store/store.ts';
-import type { PlanSource } from './ingest-task.ts';
+import type { IngestSettings, PlanSource } from './ingest-task.ts';
 
 /** One zone and dataset's ingest plan source, with a key that changes whenever the source may have. */
 export interface ZoneSnapshot {
@@ -16,13 +15,13 @@ export interface ZoneSnapshot {
 
 export class ZoneSnapshots {
   private readonly store: Store;
-  private readonly filterLimits: FilterLimits;
+  private readonly settings: IngestSettings;
   private readonly cache = new Map<string, Promise<ZoneSnapshot>>();
   private generation = 0;
 
-  constructor(store: Store, filterLimits: FilterLimits) {
+  constructor(store: Store, settings: IngestSettings) {
     this.store = store;
-    this.filterLimits = filterLimits;
+    this.settings = settings;
   }
 
   /** The current snapshot of a zone's dataset, loaded on first use after a change. */
@@ -51,7 +50,7 @@ export class ZoneSnapshots {
       plan: {
         rules: ruleset?.rules ?? [],
         jobs: jobs.filter((j) => j.enabled && j.dataset === dataset),
-        filterLimits: this.filterLimits,
+        settings: this.settings,
       },
     };
   }

@@ -5,6 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
@@ -286,11 +287,14 @@ describe('ingest back-pressure', () => {
     try {
       // The job's batch stays open (30 s), so nothing is committed and every queued byte is pending.
       await createJob(h, { destination_conf: `file:///${freshDir('pressure')}`, output_options: { field_names: ['RayID', 'ClientRequestPath'] } });
-      const fat = (from: number) => ndjson(rayIds('fat', from, from + 600).map((id) => event(id, { ClientRequestPath: `/${'p'.repeat(1000)}` })));
+      // The queue holds records compressed, so each path is random text that compresses little (~0.75 MB a request).
+      const fat = (from: number) =>
+        ndjson(rayIds('fat', from, from + 1000).map((id) => event(id, { ClientRequestPath: `/${crypto.randomBytes(750).toString('base64')}` })));
       assert.equal((await postIngest(h, fat(0))).status, 200);
-      assert.equal((await postIngest(h, fat(600))).status, 200, 'the limit is checked before a request, so the one crossing it is taken');
+      assert.ok(h.t.app.queue.pendingBytes() < 1024 * 1024);
+      assert.equal((await postIngest(h, fat(1000))).status, 200, 'the limit is checked before a request, so the one crossing it is taken');
       assert.ok(h.t.app.queue.pendingBytes() > 1024 * 1024);
-      const res = await postIngest(h, fat(1200));
+      const res = await postIngest(h, fat(2000));
       assertRefused(res, 429, 12429);
       assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
     } finally {

@@ -6,8 +6,10 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import zlib from 'node:zlib';
 import fc from 'fast-check';
-import { Batcher, batchFraming, type ClosedBatch } from '../../src/pipeline/batcher.ts';
+import { Batcher, batchFraming, compressBatch, type ClosedBatch } from '../../src/pipeline/batcher.ts';
+import { deflateTextSync } from '../../src/pipeline/deflated-text.ts';
 import type { BatchLimits } from '../../src/pipeline/job-plan.ts';
 import type { RecordFormatter } from '../../src/pipeline/stages/format.ts';
 
@@ -27,16 +29,21 @@ function feed(batcher: Batcher, seq: number, lines: readonly (string | undefined
   const closed: ClosedBatch[] = [];
   lines.forEach((line, index) => {
     const record = line === undefined ? undefined : Buffer.from(line);
-    if (batcher.wouldOverflow(record)) closed.push(batcher.take());
+    if (record !== undefined && batcher.wouldOverflow(1, record.length)) closed.push(batcher.take());
     batcher.consume(seq, index, appendedAtMs, record, nowMs);
     if (batcher.shouldClose(nowMs)) closed.push(batcher.take());
   });
   return closed;
 }
 
-/** A batch's body as text. */
+/** A batch's text: its parts one after the other, compressed pieces decompressed. */
 function textOf(batch: ClosedBatch): string {
-  return batch.body.toString('utf8');
+  return batch.parts.map((part) => (part.kind === 'text' ? part.text : zlib.inflateRawSync(part.piece.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH }))).join('');
+}
+
+/** A compressed piece of `records` joined by `delimiter`, as ingest writes it. */
+function pieceOf(records: readonly string[], delimiter: string) {
+  return deflateTextSync(Buffer.from(records.join(delimiter)), 1);
 }
 
 /** Consumes one record (undefined = filtered out) without closing anything. */
@@ -152,7 +159,7 @@ describe('the batcher', () => {
     assert.deepEqual(closed[0]?.range.segments, [{ seq: 4, from: 0, to: 5 }], 'the range covers records 0-4, kept or not');
     const rest = batcher.take();
     assert.equal(rest.records, 0);
-    assert.equal(rest.body.length, 0, 'a batch of only filtered records has nothing to send');
+    assert.equal(rest.parts.length, 0, 'a batch of only filtered records has nothing to send');
     assert.deepEqual(rest.range.segments, [{ seq: 4, from: 5, to: 6 }]);
   });
 
@@ -185,6 +192,57 @@ describe('the batcher', () => {
     feed(a, 3, ['"x"']);
     feed(b, 3, ['"x"', '"y"']);
     assert.notEqual(a.take().range.rangeId, b.take().range.rangeId);
+  });
+
+  it("takes a chunk's compressed piece whole, with the framing and delimiters around it", () => {
+    const batcher = new Batcher(roomy, framing);
+    consume(batcher, 1, 0, t0, '"a"', t0);
+    batcher.consumePiece(2, 0, 3, t0, pieceOf(['"b"', '"c"'], ','), 2, t0);
+    batcher.consumePiece(3, 0, 4, t0, undefined, 0, t0);
+    consume(batcher, 4, 0, t0, '"d"', t0);
+    const batch = batcher.take();
+    assert.equal(textOf(batch), '["a","b","c","d"]');
+    assert.deepEqual([batch.records, batch.bytes], [4, 15]);
+    assert.deepEqual(batch.range.segments, [
+      { seq: 1, from: 0, to: 1 },
+      { seq: 2, from: 0, to: 3 },
+      { seq: 3, from: 0, to: 4 },
+      { seq: 4, from: 0, to: 1 },
+    ]);
+  });
+
+  it('closes the open batch before a piece that would take it past either limit, and says whether a piece fits at all', () => {
+    const piece = pieceOf(['"b"', '"c"'], ',');
+    const cases: { limits: Partial<BatchLimits>; overflows: boolean; fits: boolean }[] = [
+      { limits: {}, overflows: false, fits: true },
+      { limits: { maxRecords: 3 }, overflows: false, fits: true },
+      { limits: { maxRecords: 2 }, overflows: true, fits: true },
+      { limits: { maxRecords: 1 }, overflows: true, fits: false },
+      // "a" (3 bytes) + "," + the piece's 7 bytes = 11.
+      { limits: { maxBytes: 11 }, overflows: false, fits: true },
+      { limits: { maxBytes: 10 }, overflows: true, fits: true },
+      { limits: { maxBytes: 6 }, overflows: true, fits: false },
+    ];
+    for (const c of cases) {
+      const batcher = new Batcher(limits(c.limits), framing);
+      assert.equal(batcher.wouldOverflow(2, piece.length), false, 'an empty batch takes anything');
+      consume(batcher, 1, 0, t0, '"a"', t0);
+      assert.equal(batcher.wouldOverflow(2, piece.length), c.overflows, JSON.stringify(c.limits));
+      assert.equal(batcher.fits(2, piece.length), c.fits, JSON.stringify(c.limits));
+    }
+  });
+
+  it('compresses a batch into one gzip object that reads back as its text', async () => {
+    const csv = batchFraming({ batchPrefix: 'h1,h2\n', batchSuffix: '-- end\n', recordDelimiter: '\n', format: (record) => JSON.stringify(record) });
+    const batcher = new Batcher(roomy, csv);
+    consume(batcher, 1, 0, t0, '1,2', t0);
+    batcher.consumePiece(2, 0, 2, t0, pieceOf(['3,4', '5,6'], '\n'), 2, t0);
+    batcher.consumePiece(3, 0, 1, t0, pieceOf(['7,8'], '\n'), 1, t0);
+    consume(batcher, 4, 0, t0, '9,10', t0);
+    const batch = batcher.take();
+    const expected = 'h1,h2\n1,2\n3,4\n5,6\n7,8\n9,10-- end\n';
+    assert.equal(textOf(batch), expected);
+    for (const level of [1, 6]) assert.equal(zlib.gunzipSync(await compressBatch(batch.parts, level)).toString(), expected);
   });
 
   it('for any records and limits: holds the limits, keeps every record once and in order, and covers the range without gaps', () => {

@@ -21,6 +21,7 @@ import { openEmbeddedQueue, type EmbeddedQueue } from '../../src/queue/embedded.
 import type { EventQueue, QueueConsumer } from '../../src/queue/queue.ts';
 import type { Job, JobStatus, Store } from '../../src/store/store.ts';
 import { readObjects, waitFor } from '../e2e/support/data-plane.ts';
+import { firstLayoutPayload } from '../support/first-layout-chunk.ts';
 
 const zoneId = 'a'.repeat(32);
 const retryFast: RetryPolicy = { baseDelayMs: 5, maxDelayMs: 20, permanentDelayMs: 50, jitter: 0, random: () => 0.5 };
@@ -78,7 +79,7 @@ async function ingestFor(queue: EventQueue, job: Job, rayIds: readonly string[])
       encoding: 'identity',
       limitBytes: 1 << 24,
       planKey: `job-${job.id}`,
-      plan: { rules: [], jobs: [job], filterLimits: { maxOperators: 30, maxBytes: 1000 } },
+      plan: { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } },
     },
     new PlanCache(),
   );
@@ -159,8 +160,13 @@ describe('the job runner', () => {
     assert.equal(queue.pendingBytes(), 0, 'everything was committed');
   });
 
-  it('re-sends a batch that was delivered but not committed under the same name, overwriting it', async () => {
-    const job = jobOf(2, 'again');
+  const resendCases = [
+    { how: 'record by record', jobId: 2, maxRecords: 4 },
+    { how: "as the request's compressed piece", jobId: 6, maxRecords: 1000 },
+  ];
+  for (const { how, jobId, maxRecords } of resendCases) {
+  it(`re-sends a batch taken ${how} that was delivered but not committed under the same name, overwriting it`, async () => {
+    const job = jobOf(jobId, `again-${jobId}`);
     await queue.resetConsumer(streamOf(job), consumerNameOf(job));
     // The first runner "dies" between delivering its first batch and committing it.
     const dying: EventQueue = {
@@ -187,23 +193,54 @@ describe('the job runner', () => {
     };
     const ids = Array.from({ length: 10 }, (_, i) => `again-${i}`);
     await ingestFor(queue, job, ids);
-    const first = new JobRunner(job, planOf(job, 4), deps({ queue: dying }));
+    const first = new JobRunner(job, planOf(job, maxRecords), deps({ queue: dying }));
     first.start();
-    await waitFor('the first batch delivered', () => (delivered(exportRoot, 'again').length > 0 ? true : undefined));
+    await waitFor('the first batch delivered', () => (delivered(exportRoot, `again-${jobId}`).length > 0 ? true : undefined));
     await first.stop('abort');
-    const [object] = readObjects(exportRoot, 'again');
-    assert.deepEqual(delivered(exportRoot, 'again'), [ids.slice(0, 4)]);
+    const [object] = readObjects(exportRoot, `again-${jobId}`);
+    assert.deepEqual(delivered(exportRoot, `again-${jobId}`), [ids.slice(0, maxRecords)]);
     const before = fs.statSync(path.join(exportRoot, object?.key ?? '')).mtimeMs;
 
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const second = new JobRunner(job, planOf(job, 4), deps());
+    const second = new JobRunner(job, planOf(job, maxRecords), deps());
     second.start();
-    await waitFor('every record delivered', () => (delivered(exportRoot, 'again').flat().length >= ids.length ? true : undefined));
+    // Committed, not only delivered: with one batch, every record was delivered before the second runner started.
+    await waitFor('every record delivered and committed', () => (queue.pendingBytes() === 0 ? true : undefined));
     await second.stop('abort');
-    const objects = readObjects(exportRoot, 'again');
+    const objects = readObjects(exportRoot, `again-${jobId}`);
     assert.equal(objects.filter((o) => o.key === object?.key).length, 1);
     assert.ok(fs.statSync(path.join(exportRoot, object?.key ?? '')).mtimeMs > before, 'the object was written again, in place');
-    assert.deepEqual(delivered(exportRoot, 'again').flat().sort(), [...ids].sort(), 'every record once: the re-sent batch replaced itself');
+    assert.deepEqual(delivered(exportRoot, `again-${jobId}`).flat().sort(), [...ids].sort(), 'every record once: the re-sent batch replaced itself');
+  });
+  }
+
+  it("delivers each request's compressed records whole, closing a batch before a request's records that do not fit in it", async () => {
+    const job = jobOf(4, 'whole');
+    await queue.resetConsumer(streamOf(job), consumerNameOf(job));
+    const requests = [0, 1, 2].map((r) => Array.from({ length: 4 }, (_, i) => `whole-${r}-${i}`));
+    for (const ids of requests) await ingestFor(queue, job, ids);
+    const plan = { ...planOf(job, 10), batch: { maxBytes: 5_000_000, maxRecords: 10, maxIntervalMs: 200 } };
+    const runner = new JobRunner(job, plan, deps());
+    runner.start();
+    await waitFor('every record delivered', () => (delivered(exportRoot, 'whole').flat().length >= 12 ? true : undefined));
+    await runner.stop('abort');
+    const objects = delivered(exportRoot, 'whole').sort((a, b) => b.length - a.length);
+    assert.deepEqual(objects, [[...(requests[0] ?? []), ...(requests[1] ?? [])], requests[2]], 'two requests fill the first batch; the third would not fit');
+  });
+
+  it('delivers chunks queued by an earlier version, whose records are not compressed', async () => {
+    const job = jobOf(5, 'earlier');
+    await queue.resetConsumer(streamOf(job), consumerNameOf(job));
+    const record = (id: string) => `${JSON.stringify({ RayID: id })}\n`;
+    const payload = firstLayoutPayload(job.id, [record('old-0'), 1, record('old-2'), 2, record('old-4')]);
+    await queue.append(streamOf(job), [{ payload, count: 5 }]);
+    const d = deps();
+    const runner = new JobRunner(job, planOf(job, 1000), d);
+    runner.start();
+    await waitFor('every record delivered', () => (delivered(exportRoot, 'earlier').flat().length >= 3 ? true : undefined));
+    await runner.stop('abort');
+    assert.deepEqual(delivered(exportRoot, 'earlier'), [['old-0', 'old-2', 'old-4']]);
+    assert.deepEqual([d.counters.values.received, d.counters.values.filtered_out, d.counters.values.sampled_out], [5, 1, 1]);
   });
 
   it('delivers its open batch when stopped with drain', async () => {
