@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'web/dist/**', 'docs/**', '.tmp-test/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'web/dist/**', 'dist/**', 'docs/**', '.tmp-test/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
