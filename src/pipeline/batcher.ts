@@ -4,9 +4,10 @@
  * exactly after a crash, and committed. A batch closes on the first of: its byte limit (uncompressed),
  * its record limit, or its interval since the first record arrived.
  *
- * Records come in two forms: a chunk's compressed piece whole (all of a job's kept records of the chunk,
- * the usual case), or one record at a time (when a piece does not fit in any batch, or only part of it is
- * to be sent). `compressBatch` turns a batch into its gzip object, compressing only the second kind.
+ * Records come in two forms: all of a job's kept records of a chunk as one text (the usual case; long
+ * texts were compressed at ingest), or one record at a time (when a chunk's records do not fit in any
+ * batch, or only some of them are to be sent). `compressBatch` turns a batch into its gzip object,
+ * compressing only what ingest did not.
  */
 import type { BatchSegment, InflightBatch } from '../queue/queue.ts';
 import { rangeIdOf } from '../queue/range-id.ts';
@@ -16,6 +17,11 @@ import type { RecordFormatter } from './stages/format.ts';
 
 /** A stretch of a batch's text: as it is, or a piece compressed at ingest. */
 export type BatchPart = { readonly kind: 'text'; readonly text: Buffer } | { readonly kind: 'deflated'; readonly piece: DeflatedText };
+
+/** The uncompressed bytes of a part. */
+export function bytesOf(part: BatchPart): number {
+  return part.kind === 'text' ? part.text.length : part.piece.length;
+}
 
 /** A closed batch: its text in parts (framing included), what it holds, and the queue range it consumed. */
 export interface ClosedBatch {
@@ -106,16 +112,16 @@ export class Batcher {
   }
 
   /**
-   * Consumes queue records [from, to) of chunk `seq`, whose `records` kept ones are the whole text of
-   * `piece` (joined by the record delimiter); `piece` is undefined when none of them was kept.
+   * Consumes queue records [from, to) of chunk `seq`, whose `records` kept ones are the whole of `text`
+   * (joined by the record delimiter); `text` is undefined when none of them was kept.
    */
-  consumePiece(seq: number, from: number, to: number, appendedAtMs: number, piece: DeflatedText | undefined, records: number, nowMs: number): void {
+  consumeText(seq: number, from: number, to: number, appendedAtMs: number, text: BatchPart | undefined, records: number, nowMs: number): void {
     this.extendRange(seq, from, to, appendedAtMs, nowMs);
-    if (piece === undefined || records === 0) return;
+    if (text === undefined || records === 0) return;
     this.addDelimiter();
-    this.bytes += piece.length;
+    this.bytes += bytesOf(text);
     this.records += records;
-    this.parts.push({ kind: 'deflated', piece });
+    this.parts.push(text);
   }
 
   private extendRange(seq: number, from: number, to: number, appendedAtMs: number, nowMs: number): void {

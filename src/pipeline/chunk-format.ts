@@ -3,17 +3,24 @@
  * job of the zone that was enabled when they arrived. Ingest parses and captures each event once and runs
  * each job's filter, sampler and formatter on it; the chunk keeps, per job, what happened to every event
  * (kept, filtered out, sampled out) and the formatted text of the kept ones, joined by the job's record
- * delimiter and compressed as one piece (deflated-text.ts). A runner then only lays pieces end to end into
- * a gzip batch — work grows with matched records, not with jobs, and nothing is compressed twice.
+ * delimiter. Text of at least `minDeflatedTextBytes` is compressed as one piece (deflated-text.ts), which a
+ * runner lays into a gzip batch as it is — work grows with matched records, not with jobs, and nothing
+ * is compressed twice. Shorter text is stored as it is: a piece compressed on its own carries a few KB of
+ * overhead, so a runner compresses short texts together with their neighbours instead.
  *
  * Layout (all integers unsigned 32-bit little-endian, offsets from the start of the payload):
  *   "LXC2"  events  sections
- *   per section: jobId  kept  statusOffset  lengthsOffset  dataOffset  dataLength  crc  textLength  delimiterLength
- *   then each section's data: one status byte per event, one u32 length per kept record, the deflated text
+ *   per section: jobId  kept  statusOffset  lengthsOffset  dataOffset  dataLength  deflated  crc  textLength
+ *                delimiterLength
+ *   then each section's data: one status byte per event, one u32 length per kept record, the text
+ *   (`deflated` 1: compressed, crc and textLength describe the text before compression; 0: as it is)
  * The first layout, "LXC1" (sections of six integers, the kept records stored as they are, one after the
  * other), is still read, so chunks queued by an earlier version are delivered.
  */
-import type { DeflatedText } from './deflated-text.ts';
+import { deflateTextSync, type DeflatedText } from './deflated-text.ts';
+
+/** Kept text at least this long is compressed at ingest; shorter text is compressed by the runner with its neighbours'. */
+export const minDeflatedTextBytes = 128 * 1024;
 
 /** What happened to one event for one job. */
 export const eventStatus = { kept: 0, filteredOut: 1, sampledOut: 2 } as const;
@@ -27,20 +34,30 @@ export interface SectionInput {
   readonly recordLengths: readonly number[];
   /** Bytes of the job's record delimiter, which the text holds between two records. */
   readonly delimiterLength: number;
-  /** The kept records joined by the delimiter, compressed. */
-  readonly text: DeflatedText;
+  /** The kept records joined by the delimiter. */
+  readonly text: Buffer;
 }
+
+/** How a section holds the text of its kept records. */
+export type SectionText =
+  /** Joined by the record delimiter and compressed. */
+  | { readonly kind: 'deflated'; readonly piece: DeflatedText }
+  /** Joined by the record delimiter, as it is. */
+  | { readonly kind: 'plain'; readonly text: Buffer }
+  /** The first layout: one after the other, without delimiters. */
+  | { readonly kind: 'records'; readonly text: Buffer };
 
 const magicV1 = 0x3143584c; // "LXC1" little-endian
 const magicV2 = 0x3243584c; // "LXC2"
 const headerBytes = 12;
 const sectionHeaderBytesV1 = 24;
-const sectionHeaderBytes = 36;
+const sectionHeaderBytes = 40;
 
-/** Writes a chunk payload. */
-export function encodeChunk(events: number, sections: readonly SectionInput[]): Buffer {
+/** Writes a chunk payload, compressing each long enough text at `gzipLevel`. */
+export function encodeChunk(events: number, sections: readonly SectionInput[], gzipLevel: number): Buffer {
+  const texts = sections.map((s) => (s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, gzipLevel) : undefined));
   let size = headerBytes + sections.length * sectionHeaderBytes;
-  for (const s of sections) size += events + 4 * s.recordLengths.length + s.text.deflated.byteLength;
+  sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + (texts[i]?.deflated.byteLength ?? s.text.length)));
   // Its own memory (not the shared pool), so a worker can transfer it to the main thread.
   const out = Buffer.allocUnsafeSlow(size);
   out.writeUInt32LE(magicV2, 0);
@@ -58,9 +75,10 @@ export function encodeChunk(events: number, sections: readonly SectionInput[]): 
       cursor += 4;
     }
     const dataOffset = cursor;
-    out.set(s.text.deflated, dataOffset);
-    cursor += s.text.deflated.byteLength;
-    const fields = [s.jobId, s.recordLengths.length, statusOffset, lengthsOffset, dataOffset, cursor - dataOffset, s.text.crc, s.text.length, s.delimiterLength];
+    const deflated = texts[i];
+    out.set(deflated?.deflated ?? s.text, dataOffset);
+    cursor += deflated?.deflated.byteLength ?? s.text.length;
+    const fields = [s.jobId, s.recordLengths.length, statusOffset, lengthsOffset, dataOffset, cursor - dataOffset, deflated === undefined ? 0 : 1, deflated?.crc ?? 0, s.text.length, s.delimiterLength];
     fields.forEach((value, k) => out.writeUInt32LE(value >>> 0, header + 4 * k));
   });
   return out;
@@ -74,11 +92,8 @@ export interface ChunkSection {
   status(event: number): number;
   /** How many of events [from, to) were kept. */
   keptIn(from: number, to: number): number;
-  /** The kept records as one compressed piece; undefined for a chunk of the first layout. */
-  readonly piece: DeflatedText | undefined;
-  /** The kept records' text before compression: `inflateText(piece)`, or `rawText` for the first layout. */
-  readonly rawText: Buffer | undefined;
-  /** The bytes of kept event `event` in the section's text (a view into `text`). */
+  readonly text: SectionText;
+  /** The bytes of kept event `event` in the section's text as it is (decompressed first if need be; a view into `text`). */
   recordOf(text: Buffer, event: number): Buffer;
 }
 
@@ -97,7 +112,7 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
     const at = (k: number) => buf.readUInt32LE(header + 4 * k);
     const [kept, statusOffset, lengthsOffset, dataOffset, dataLength] = [at(1), at(2), at(3), at(4), at(5)];
     const data = buf.subarray(dataOffset, dataOffset + dataLength);
-    const delimiterLength = firstLayout ? 0 : at(8);
+    const delimiterLength = firstLayout ? 0 : at(9);
     // Where each event's record starts in the text, filled in one pass when first needed.
     let starts: Int32Array | undefined;
     let lengths: Int32Array | undefined;
@@ -124,8 +139,7 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
         for (let e = from; e < to; e++) if (buf[statusOffset + e] === eventStatus.kept) n += 1;
         return n;
       },
-      piece: firstLayout ? undefined : { deflated: data, crc: at(6), length: at(7) },
-      rawText: firstLayout ? data : undefined,
+      text: firstLayout ? { kind: 'records', text: data } : at(6) === 1 ? { kind: 'deflated', piece: { deflated: data, crc: at(7), length: at(8) } } : { kind: 'plain', text: data },
       recordOf: (text, event) => {
         if (starts === undefined) index();
         const start = starts?.[event] ?? -1;

@@ -11,7 +11,6 @@ import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
 import { encodeChunk, eventStatus } from './chunk-format.ts';
-import { deflateTextSync } from './deflated-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -89,9 +88,10 @@ class ChunkBuilder {
           statuses: this.statuses[j] as Uint8Array,
           recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
           delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
-          text: deflateTextSync(Buffer.from(records.join(delimiter), 'utf8'), this.gzipLevel),
+          text: Buffer.from(records.join(delimiter), 'utf8'),
         };
       }),
+      this.gzipLevel,
     );
     this.chunks.push({ payload, count: this.events });
     this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));

@@ -12,8 +12,8 @@ import type { Destination, FailedOutcome } from '../destinations/destination.ts'
 import { objectKey } from '../destinations/object-key.ts';
 import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
 import type { Job, Store } from '../store/store.ts';
-import { Batcher, batchFraming, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
-import { chunkSection, eventStatus, type ChunkSection } from './chunk-format.ts';
+import { Batcher, batchFraming, bytesOf, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
+import { chunkSection, eventStatus, type ChunkSection, type SectionText } from './chunk-format.ts';
 import { inflateText } from './deflated-text.ts';
 import { deliverWithRetry, sleep, type RetryPolicy } from './delivery.ts';
 import type { JobCounters } from './job-counters.ts';
@@ -39,6 +39,18 @@ export interface RunnerDeps {
   readonly retryPolicy: RetryPolicy;
   /** Told when the runner disabled its job because it failed for too long. */
   readonly onDisabled: (job: Job) => void;
+}
+
+/** A section's text as one batch part, when it can be taken whole (records of the first layout have no delimiters between them). */
+function wholeText(text: SectionText): BatchPart | undefined {
+  switch (text.kind) {
+    case 'deflated':
+      return { kind: 'deflated', piece: text.piece };
+    case 'plain':
+      return { kind: 'text', text: text.text };
+    case 'records':
+      return undefined;
+  }
 }
 
 /** How a runner stops: `abort` leaves open work queued (it is re-read by the next runner); `drain` delivers it first. */
@@ -200,23 +212,23 @@ export class JobRunner {
 
   /**
    * Feeds records [from, to) of a chunk to `batcher`. When they hold all the job's kept records of the
-   * chunk and fit in a batch, they go in as the chunk's compressed piece, after `makeRoom` delivered the
-   * open batch if they do not fit in it; otherwise they are decompressed and go in one by one. `makeRoom`
-   * is also called when the batch is due to close; it answers false when the runner stopped.
+   * chunk and fit in a batch, they go in as the chunk's text (compressed or not), after `makeRoom`
+   * delivered the open batch if they do not fit in it; otherwise they go in one by one. `makeRoom` is
+   * also called when the batch is due to close; it answers false when the runner stopped.
    */
   private async feed(batcher: Batcher, chunk: QueueChunk, from: number, to: number, makeRoom: () => Promise<boolean>): Promise<boolean> {
     const section = this.sectionOf(chunk, from, to);
     const kept = section?.keptIn(from, to) ?? 0;
-    const piece = section?.piece;
-    // The loop below only waits when it delivers, so the time is read once and again after each delivery.
-    let now = this.deps.clock.now();
-    if (section === undefined || kept === 0 || (piece !== undefined && kept === section.kept && batcher.fits(kept, piece.length))) {
-      if (piece !== undefined && batcher.wouldOverflow(kept, piece.length) && !(await makeRoom())) return false;
-      batcher.consumePiece(chunk.seq, from, to, chunk.appendedAtMs, kept === 0 ? undefined : piece, kept, now);
-      return !batcher.shouldClose(this.deps.clock.now()) || makeRoom();
+    const whole = section !== undefined && kept > 0 && kept === section.kept ? wholeText(section.text) : undefined;
+    if (section === undefined || kept === 0 || (whole !== undefined && batcher.fits(kept, bytesOf(whole)))) {
+      if (whole !== undefined && batcher.wouldOverflow(kept, bytesOf(whole)) && !(await makeRoom())) return false;
+      const now = this.deps.clock.now();
+      batcher.consumeText(chunk.seq, from, to, chunk.appendedAtMs, whole, kept, now);
+      return !batcher.shouldClose(now) || makeRoom();
     }
-    const text = section.rawText ?? (await inflateText(piece as NonNullable<typeof piece>));
-    now = this.deps.clock.now();
+    const text = section.text.kind === 'deflated' ? await inflateText(section.text.piece) : section.text.text;
+    // The loop only waits when it delivers, so the time is read once and again after each delivery.
+    let now = this.deps.clock.now();
     for (let index = from; index < to; index++) {
       const record = section.status(index) === eventStatus.kept ? section.recordOf(text, index) : undefined;
       if (record !== undefined && batcher.wouldOverflow(1, record.length)) {

@@ -194,11 +194,11 @@ describe('the batcher', () => {
     assert.notEqual(a.take().range.rangeId, b.take().range.rangeId);
   });
 
-  it("takes a chunk's compressed piece whole, with the framing and delimiters around it", () => {
+  it("takes a chunk's text whole, compressed or not, with the framing and delimiters around it", () => {
     const batcher = new Batcher(roomy, framing);
     consume(batcher, 1, 0, t0, '"a"', t0);
-    batcher.consumePiece(2, 0, 3, t0, pieceOf(['"b"', '"c"'], ','), 2, t0);
-    batcher.consumePiece(3, 0, 4, t0, undefined, 0, t0);
+    batcher.consumeText(2, 0, 3, t0, { kind: 'deflated', piece: pieceOf(['"b"', '"c"'], ',') }, 2, t0);
+    batcher.consumeText(3, 0, 4, t0, undefined, 0, t0);
     consume(batcher, 4, 0, t0, '"d"', t0);
     const batch = batcher.take();
     assert.equal(textOf(batch), '["a","b","c","d"]');
@@ -236,8 +236,8 @@ describe('the batcher', () => {
     const csv = batchFraming({ batchPrefix: 'h1,h2\n', batchSuffix: '-- end\n', recordDelimiter: '\n', format: (record) => JSON.stringify(record) });
     const batcher = new Batcher(roomy, csv);
     consume(batcher, 1, 0, t0, '1,2', t0);
-    batcher.consumePiece(2, 0, 2, t0, pieceOf(['3,4', '5,6'], '\n'), 2, t0);
-    batcher.consumePiece(3, 0, 1, t0, pieceOf(['7,8'], '\n'), 1, t0);
+    batcher.consumeText(2, 0, 2, t0, { kind: 'deflated', piece: pieceOf(['3,4', '5,6'], '\n') }, 2, t0);
+    batcher.consumeText(3, 0, 1, t0, { kind: 'text', text: Buffer.from('7,8') }, 1, t0);
     consume(batcher, 4, 0, t0, '9,10', t0);
     const batch = batcher.take();
     const expected = 'h1,h2\n1,2\n3,4\n5,6\n7,8\n9,10-- end\n';

@@ -161,10 +161,11 @@ describe('the job runner', () => {
   });
 
   const resendCases = [
-    { how: 'record by record', jobId: 2, maxRecords: 4 },
-    { how: "as the request's compressed piece", jobId: 6, maxRecords: 1000 },
+    { how: 'record by record', jobId: 2, maxRecords: 4, records: 10 },
+    { how: "as the request's text", jobId: 6, maxRecords: 1000, records: 10 },
+    { how: "as the request's text compressed at ingest", jobId: 8, maxRecords: 5000, records: 3000 },
   ];
-  for (const { how, jobId, maxRecords } of resendCases) {
+  for (const { how, jobId, maxRecords, records } of resendCases) {
   it(`re-sends a batch taken ${how} that was delivered but not committed under the same name, overwriting it`, async () => {
     const job = jobOf(jobId, `again-${jobId}`);
     await queue.resetConsumer(streamOf(job), consumerNameOf(job));
@@ -191,7 +192,7 @@ describe('the job runner', () => {
         return wrapped;
       },
     };
-    const ids = Array.from({ length: 10 }, (_, i) => `again-${i}`);
+    const ids = Array.from({ length: records }, (_, i) => `again-${i}-${'x'.repeat(records > 100 ? 60 : 0)}`);
     await ingestFor(queue, job, ids);
     const first = new JobRunner(job, planOf(job, maxRecords), deps({ queue: dying }));
     first.start();
@@ -214,19 +215,26 @@ describe('the job runner', () => {
   });
   }
 
-  it("delivers each request's compressed records whole, closing a batch before a request's records that do not fit in it", async () => {
-    const job = jobOf(4, 'whole');
-    await queue.resetConsumer(streamOf(job), consumerNameOf(job));
-    const requests = [0, 1, 2].map((r) => Array.from({ length: 4 }, (_, i) => `whole-${r}-${i}`));
-    for (const ids of requests) await ingestFor(queue, job, ids);
-    const plan = { ...planOf(job, 10), batch: { maxBytes: 5_000_000, maxRecords: 10, maxIntervalMs: 200 } };
-    const runner = new JobRunner(job, plan, deps());
-    runner.start();
-    await waitFor('every record delivered', () => (delivered(exportRoot, 'whole').flat().length >= 12 ? true : undefined));
-    await runner.stop('abort');
-    const objects = delivered(exportRoot, 'whole').sort((a, b) => b.length - a.length);
-    assert.deepEqual(objects, [[...(requests[0] ?? []), ...(requests[1] ?? [])], requests[2]], 'two requests fill the first batch; the third would not fit');
-  });
+  const wholeCases = [
+    { text: 'short, stored as it is', jobId: 4, perRequest: 4, pad: 0 },
+    { text: 'long, compressed at ingest', jobId: 7, perRequest: 700, pad: 200 },
+  ];
+  for (const { text, jobId, perRequest, pad } of wholeCases) {
+    it(`delivers each request's records whole when their text is ${text}, closing a batch before a request's records that do not fit in it`, async () => {
+      const job = jobOf(jobId, `whole-${jobId}`);
+      await queue.resetConsumer(streamOf(job), consumerNameOf(job));
+      const requests = [0, 1, 2].map((r) => Array.from({ length: perRequest }, (_, i) => `whole-${r}-${i}-${'x'.repeat(pad)}`));
+      for (const ids of requests) await ingestFor(queue, job, ids);
+      const maxRecords = Math.floor(2.5 * perRequest);
+      const plan = { ...planOf(job, maxRecords), batch: { maxBytes: 5_000_000, maxRecords, maxIntervalMs: 200 } };
+      const runner = new JobRunner(job, plan, deps());
+      runner.start();
+      await waitFor('every record delivered', () => (delivered(exportRoot, `whole-${jobId}`).flat().length >= 3 * perRequest ? true : undefined));
+      await runner.stop('abort');
+      const objects = delivered(exportRoot, `whole-${jobId}`).sort((a, b) => b.length - a.length);
+      assert.deepEqual(objects, [[...(requests[0] ?? []), ...(requests[1] ?? [])], requests[2]], 'two requests fill the first batch; the third would not fit');
+    });
+  }
 
   it('delivers chunks queued by an earlier version, whose records are not compressed', async () => {
     const job = jobOf(5, 'earlier');
