@@ -169,7 +169,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
     // One core stays with the main thread (HTTP, the queue, delivery); the others process ingest.
-    workers: integer(raw, 'LOGEXPORT_WORKERS', Math.min(8, Math.max(1, os.availableParallelism() - 1)), 0, 64),
+    workers: integer(raw, 'LOGEXPORT_WORKERS', Math.min(8, os.availableParallelism()), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
   };
