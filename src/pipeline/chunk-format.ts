@@ -84,14 +84,21 @@ export function encodeChunk(events: number, sections: readonly SectionInput[], g
   return out;
 }
 
+/** How many events were kept, filtered out and sampled out. */
+export interface StatusTally {
+  readonly kept: number;
+  readonly filteredOut: number;
+  readonly sampledOut: number;
+}
+
 /** One job's view of a chunk: the status of every event and the text of the kept ones. */
 export interface ChunkSection {
   readonly events: number;
   /** Kept records in the whole section. */
   readonly kept: number;
   status(event: number): number;
-  /** How many of events [from, to) were kept. */
-  keptIn(from: number, to: number): number;
+  /** What happened to events [from, to). */
+  tally(from: number, to: number): StatusTally;
   readonly text: SectionText;
   /** The bytes of kept event `event` in the section's text as it is (decompressed first if need be; a view into `text`). */
   recordOf(text: Buffer, event: number): Buffer;
@@ -134,10 +141,15 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
       events,
       kept,
       status: (event) => buf[statusOffset + event] ?? eventStatus.filteredOut,
-      keptIn: (from, to) => {
-        let n = 0;
-        for (let e = from; e < to; e++) if (buf[statusOffset + e] === eventStatus.kept) n += 1;
-        return n;
+      tally: (from, to) => {
+        let kept = 0;
+        let sampledOut = 0;
+        for (let e = from; e < to; e++) {
+          const status = buf[statusOffset + e];
+          if (status === eventStatus.kept) kept += 1;
+          else if (status === eventStatus.sampledOut) sampledOut += 1;
+        }
+        return { kept, filteredOut: to - from - kept - sampledOut, sampledOut };
       },
       text: firstLayout ? { kind: 'records', text: data } : at(6) === 1 ? { kind: 'deflated', piece: { deflated: data, crc: at(7), length: at(8) } } : { kind: 'plain', text: data },
       recordOf: (text, event) => {

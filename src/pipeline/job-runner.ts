@@ -186,23 +186,24 @@ export class JobRunner {
     await consumer.heartbeat();
   }
 
-  /** This job's section of a chunk; undefined when the job was not enabled when the events arrived. */
-  private sectionOf(chunk: QueueChunk, from: number, to: number): ChunkSection | undefined {
+  /**
+   * This job's section of a chunk and how many of events [from, to) it kept, counting what happened to them;
+   * no section when the job was not enabled when the events arrived (or the chunk cannot be read: counted).
+   */
+  private sectionOf(chunk: QueueChunk, from: number, to: number): { readonly section?: ChunkSection; readonly kept: number } {
     let section;
     try {
       section = chunkSection(chunk.payload, this.job.id);
     } catch {
       this.deps.counters.drop('unreadable', to - from);
-      return undefined;
+      return { kept: 0 };
     }
-    if (section === undefined) return undefined;
-    const counters = this.deps.counters;
-    for (let index = from; index < to; index++) {
-      counters.count('received');
-      const status = section.status(index);
-      if (status !== eventStatus.kept) counters.count(status === eventStatus.sampledOut ? 'sampled_out' : 'filtered_out');
-    }
-    return section;
+    if (section === undefined) return { kept: 0 };
+    const tally = section.tally(from, to);
+    this.deps.counters.count('received', to - from);
+    this.deps.counters.count('filtered_out', tally.filteredOut);
+    this.deps.counters.count('sampled_out', tally.sampledOut);
+    return { section, kept: tally.kept };
   }
 
   /** Feeds a chunk's records not yet committed to the batcher, delivering every batch that fills up; false when stopped. */
@@ -217,8 +218,7 @@ export class JobRunner {
    * also called when the batch is due to close; it answers false when the runner stopped.
    */
   private async feed(batcher: Batcher, chunk: QueueChunk, from: number, to: number, makeRoom: () => Promise<boolean>): Promise<boolean> {
-    const section = this.sectionOf(chunk, from, to);
-    const kept = section?.keptIn(from, to) ?? 0;
+    const { section, kept } = this.sectionOf(chunk, from, to);
     const whole = section !== undefined && kept > 0 && kept === section.kept ? wholeText(section.text) : undefined;
     if (section === undefined || kept === 0 || (whole !== undefined && batcher.fits(kept, bytesOf(whole)))) {
       if (whole !== undefined && batcher.wouldOverflow(kept, bytesOf(whole)) && !(await makeRoom())) return false;

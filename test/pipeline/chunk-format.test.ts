@@ -50,12 +50,13 @@ describe('the chunk payload', () => {
   });
 
   for (const [kind, count] of [['short', 3], ['long', 1000]] as const) {
-    it(`reads back statuses, kept counts of any range and every kept record of a ${kind} text through a delimiter`, async () => {
+    it(`reads back statuses, what happened in any range and every kept record of a ${kind} text through a delimiter`, async () => {
       const list = Array.from({ length: count }, (_, i) => [longRecord(i), 1, 2][i % 3] as string | 1 | 2);
       const section = chunkSection(encodeChunk(list.length, [sectionOf(1, list, ',\n')], 3), 1);
       assert.ok(section !== undefined);
       assert.deepEqual([0, 1, 2].map((e) => section.status(e)), [0, 1, 2]);
-      assert.deepEqual([section.keptIn(0, count), section.keptIn(1, 3), section.keptIn(0, 1)], [Math.ceil(count / 3), 0, 1]);
+      assert.deepEqual(section.tally(0, count), { kept: Math.ceil(count / 3), filteredOut: Math.ceil((count - 1) / 3), sampledOut: Math.floor(count / 3) });
+      assert.deepEqual([section.tally(1, 3), section.tally(0, 1)], [{ kept: 0, filteredOut: 1, sampledOut: 1 }, { kept: 1, filteredOut: 0, sampledOut: 0 }]);
       const text = await textOf(section);
       const kept = list.filter((e): e is string => typeof e === 'string');
       assert.equal(text.toString(), kept.join(',\n'));
@@ -86,7 +87,7 @@ describe('the chunk payload', () => {
         const text = await textOf(section);
         const kept = list.filter((e): e is string => typeof e === 'string');
         assert.equal(text.toString(), kept.join(delimiter));
-        assert.equal(section.keptIn(0, list.length), kept.length);
+        assert.equal(section.tally(0, list.length).kept, kept.length);
         const read = list.flatMap((e, i) => (typeof e === 'string' ? [section.recordOf(text, i).toString()] : []));
         assert.deepEqual(read, kept);
       }),
