@@ -13,8 +13,8 @@ export const bundleDir = path.join(root, 'dist');
 /** The bundle's entry: exports `main`, like src/main.ts. */
 export const bundleEntry = path.join(bundleDir, 'main.mjs');
 
-/** The newest modification time (ms) among the files under `target`. */
-function newestChange(target) {
+/** The newest modification time (ms) among the files under `target` (the dashboard's build checks its sources with it too). */
+export function newestChange(target) {
   const stat = statSync(target);
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs;

@@ -4,22 +4,14 @@
 //   --if-stale   build only when web/dist is missing or older than its sources
 //   --optional   without Vite (an install that omitted dev dependencies), warn instead of failing: the
 //                server then answers / with a page saying how to build the dashboard
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newestChange } from '../bin/server-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const webDir = path.join(root, 'web');
 const distIndex = path.join(webDir, 'dist', 'index.html');
-
-/** The newest modification time (ms) among the files under `target`. */
-function newestChange(target) {
-  const stat = statSync(target);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const name of readdirSync(target)) newest = Math.max(newest, newestChange(path.join(target, name)));
-  return newest;
-}
 
 function isStale() {
   if (!existsSync(distIndex)) return true;
