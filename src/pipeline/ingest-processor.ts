@@ -2,7 +2,8 @@
  * The CPU work of one ingest request, free of I/O so it runs on the main thread or in a worker: split the
  * NDJSON text into lines, parse and check every line (the whole request is refused if any line is bad),
  * capture the zone's custom fields once per event, run every enabled job's filter, sampler and formatter,
- * compress each job's kept records, and pack the results into queue chunks (chunk-format.ts).
+ * and pack the results into queue chunks (chunk-format.ts), compressing each job's kept records when they
+ * are long enough.
  */
 import type { ErrorDetail } from '../core/app-error.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
