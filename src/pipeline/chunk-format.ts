@@ -5,8 +5,8 @@
  * (kept, filtered out, sampled out) and the formatted text of the kept ones, joined by the job's record
  * delimiter. Text of at least `minDeflatedTextBytes` is compressed as one piece (deflated-text.ts), which a
  * runner lays into a gzip batch as it is — work grows with matched records, not with jobs, and nothing
- * is compressed twice. Shorter text is stored as it is: a piece compressed on its own carries a few KB of
- * overhead, so a runner compresses short texts together with their neighbours instead.
+ * is compressed twice. Shorter text is stored as it is: a piece compressed on its own carries a few hundred
+ * bytes of overhead, so a runner compresses short texts together with their neighbours instead.
  *
  * Layout (all integers unsigned 32-bit little-endian, offsets from the start of the payload):
  *   "LXC2"  events  sections
