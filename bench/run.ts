@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { defaultWorkers } from '../src/config/config.ts';
 import { baselinePredicate, runBaseline } from './baseline.ts';
 import { getLoad } from './http-load.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
@@ -303,10 +304,14 @@ async function targetLatency(): Promise<void> {
   // "Half the sustainable rate" is half of what a node sustains for this traffic, requests of 200 events,
   // measured on a node of its own just before: each request costs about a millisecond beyond its events,
   // so the rate target 1 sustains with requests of 2,000 events is well beyond it.
-  const probe = await startNodeUnderTest(workersEnv);
+  const latencyNode = async () => {
+    const node = await startNodeUnderTest(workersEnv);
+    await node.createJob('lat', { field_names: benchFields }, '', { max_upload_interval_seconds: 30 });
+    return node;
+  };
+  const probe = await latencyNode();
   let sustainable: number;
   try {
-    await probe.createJob('lat', { field_names: benchFields }, '', { max_upload_interval_seconds: 30 });
     let n = 0;
     // As in target 1, through delivery: the time includes the stop, which delivers what is queued.
     const start = performance.now();
@@ -318,9 +323,8 @@ async function targetLatency(): Promise<void> {
   }
   const rate = sustainable / 2;
   console.log(`4. Latency at half the sustainable rate of requests of ${perRequest} events (${Math.round(sustainable)} events/s, closed loop): ${Math.round(rate)} events/s for ${latencySeconds} s after ${warmupSeconds} s of warm-up; job interval 30 s`);
-  const node = await startNodeUnderTest(workersEnv);
+  const node = await latencyNode();
   try {
-    await node.createJob('lat', { field_names: benchFields }, '', { max_upload_interval_seconds: 30 });
     const answeredAt = new Map<string, number>();
     const latencies: number[] = [];
     let refused = 0;
@@ -463,7 +467,7 @@ const targets: [number, () => Promise<void>][] = [
   [6, targetCompression],
 ];
 
-const workersText = process.env.BENCH_WORKERS ?? `the default (${Math.min(8, os.availableParallelism())})`;
+const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;
 console.log(`logexport bench — ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, workers ${workersText}, load ${seconds} s\n`);
 for (const [n, run] of targets) if (only.length === 0 || only.includes(n)) await run();
 console.log('Summary:');

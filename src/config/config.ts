@@ -138,6 +138,14 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/**
+ * Ingest workers unless LOGEXPORT_WORKERS says otherwise: one per core (at most 8). The main thread (HTTP,
+ * the queue, delivery) shares the cores with them; on 2 cores two workers measured faster than one.
+ */
+export function defaultWorkers(): number {
+  return Math.min(8, os.availableParallelism());
+}
+
 /** Turns raw settings into the frozen configuration; throws ConfigError naming the first bad variable. */
 export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
   const dataDir = path.resolve(cwd, raw.LOGEXPORT_DATA_DIR ?? './data');
@@ -168,8 +176,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     replayWindowMs: duration(raw, 'LOGEXPORT_REPLAY_WINDOW', 600_000, 0),
     disableFailingJobsAfterMs: duration(raw, 'LOGEXPORT_DISABLE_FAILING_JOBS_AFTER', 24 * 3_600_000, 1000),
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
-    // One core stays with the main thread (HTTP, the queue, delivery); the others process ingest.
-    workers: integer(raw, 'LOGEXPORT_WORKERS', Math.min(8, os.availableParallelism()), 0, 64),
+    workers: integer(raw, 'LOGEXPORT_WORKERS', defaultWorkers(), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
   };

@@ -93,7 +93,6 @@ export interface StatusTally {
 
 /** One job's view of a chunk: the status of every event and the text of the kept ones. */
 export interface ChunkSection {
-  readonly events: number;
   /** Kept records in the whole section. */
   readonly kept: number;
   status(event: number): number;
@@ -138,7 +137,6 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
       }
     };
     return {
-      events,
       kept,
       status: (event) => buf[statusOffset + event] ?? eventStatus.filteredOut,
       tally: (from, to) => {
