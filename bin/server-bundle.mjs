@@ -31,8 +31,8 @@ export async function buildBundle() {
   mkdirSync(bundleDir, { recursive: true });
   // The ingest worker first, so the entry (which the freshness check reads) is written last.
   const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning', sourcemap: true };
-  await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'pipeline', 'ingest-worker.ts')], outfile: path.join(bundleDir, 'ingest-worker.mjs') });
+  await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'ingest', 'workers', 'ingest-worker.ts')], outfile: path.join(bundleDir, 'ingest-worker.mjs') });
   // Plain JavaScript already, started as a thread by its file name.
-  copyFileSync(path.join(srcDir, 'queue', 'checkpoint-thread.mjs'), path.join(bundleDir, 'checkpoint-thread.mjs'));
+  copyFileSync(path.join(srcDir, 'queue', 'embedded', 'checkpoint-thread.mjs'), path.join(bundleDir, 'checkpoint-thread.mjs'));
   await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'main.ts')], outfile: bundleEntry });
 }

@@ -1,4 +1,5 @@
-import { appError } from '../core/app-error.ts';
+import { AppError, appError } from '../core/app-error.ts';
+import { parseDestinationConf, type DestinationSpec } from '../domain/jobs/destination-conf.ts';
 
 /** The request body as a JSON object, or a 400 saying it must be one. */
 export function bodyObject(body: unknown): Readonly<Record<string, unknown>> {
@@ -41,4 +42,19 @@ export function pathId(value: string | undefined, what: string): string {
     throw appError('invalidIdentifier', `Could not route to the ${what} "${value ?? ''}", perhaps your object identifier is invalid?`);
   }
   return value;
+}
+
+/** A job id from the path: a positive integer. */
+export function jobIdOf(value: string | undefined): number {
+  if (value === undefined || !/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw appError('invalidIdentifier', `Could not route to the job "${value ?? ''}", perhaps your object identifier is invalid? Job ids are positive integers.`);
+  }
+  return Number(value);
+}
+
+/** The destination of a request body, parsed; a bad one is a 400 pointing at it. */
+export function destinationOf(body: Readonly<Record<string, unknown>>): { conf: string; spec: DestinationSpec } {
+  const parsed = parseDestinationConf(body.destination_conf);
+  if (!parsed.ok) throw new AppError('jobInvalid', parsed.error);
+  return { conf: body.destination_conf as string, spec: parsed.value };
 }

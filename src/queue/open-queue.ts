@@ -1,7 +1,7 @@
 import type { QueueConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
-import { openEmbeddedQueue } from './embedded.ts';
-import { openJetStreamQueue } from './jetstream.ts';
+import { openEmbeddedQueue } from './embedded/embedded-queue.ts';
+import { openJetStreamQueue } from './jetstream/jetstream-queue.ts';
 import type { EventQueue } from './queue.ts';
 
 /** What opening a queue needs besides its configuration. */

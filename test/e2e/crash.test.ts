@@ -15,8 +15,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createUser, createZone } from '../../src/accounts/accounts.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import { consumerNameOf, streamOf } from '../../src/pipeline/job-runner.ts';
-import { openEmbeddedQueue } from '../../src/queue/embedded.ts';
+import { consumerNameOf, streamOf } from '../../src/delivery/job-runner.ts';
+import { openEmbeddedQueue } from '../../src/queue/embedded/embedded-queue.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { event, ndjson, startReceiver, waitFor, type Receiver } from './support/data-plane.ts';
 

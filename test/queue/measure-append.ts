@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openEmbeddedQueue } from '../../src/queue/embedded.ts';
-import type { QueueSynchronous } from '../../src/queue/embedded-queue-db.ts';
+import { openEmbeddedQueue } from '../../src/queue/embedded/embedded-queue.ts';
+import type { QueueSynchronous } from '../../src/queue/embedded/queue-db.ts';
 import type { ChunkInput, StreamKey } from '../../src/queue/queue.ts';
 import { batchOf } from './queue-contract.ts';
 

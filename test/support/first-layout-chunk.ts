@@ -1,5 +1,5 @@
 /** Chunk payloads of the first layout ("LXC1"), as versions before compressed pieces queued them. */
-import { eventStatus } from '../../src/pipeline/chunk-format.ts';
+import { eventStatus } from '../../src/ingest/chunk-format.ts';
 
 /**
  * A payload of the first layout for one job, from one entry per event: the record text, or the status

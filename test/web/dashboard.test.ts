@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Clock } from '../../src/core/clock.ts';
-import { compileSampler } from '../../src/pipeline/stages/sample.ts';
+import { compileSampler } from '../../src/ingest/stages/sample.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 const chromiumPath = '/usr/bin/chromium';

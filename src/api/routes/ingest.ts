@@ -4,7 +4,7 @@ import { findDataset } from '../../domain/datasets/http-requests.ts';
 import { authenticate, authorizeZone } from '../auth.ts';
 import { success } from '../envelope.ts';
 import { pathId } from '../request-input.ts';
-import type { ApiDeps } from '../server.ts';
+import type { ApiDeps } from '../request-context.ts';
 
 /** The body's encoding, from Content-Encoding: as is, or gzip. */
 function encodingOf(request: FastifyRequest): 'identity' | 'gzip' {

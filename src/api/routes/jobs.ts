@@ -6,10 +6,11 @@ import { parseJobInput } from '../../domain/jobs/job-input.ts';
 import { ownershipFailureMessage, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
 import { checkDestinationAddress } from '../../destinations/private-address.ts';
 import { createDestination } from '../../destinations/create-destination.ts';
-import { compileJobPlan } from '../../pipeline/job-plan.ts';
+import { compileJobPlan } from '../../ingest/job-plan.ts';
 import type { Job, JobSettings } from '../../store/store.ts';
 import { page, success } from '../envelope.ts';
-import { zoneOf, type ApiDeps } from '../server.ts';
+import { jobIdOf } from '../request-input.ts';
+import { zoneOf, type ApiDeps } from '../request-context.ts';
 
 /** A job as the API shows it: settings exactly as stored, secrets in the destination masked. */
 function buildJobView(job: Job) {
@@ -44,14 +45,6 @@ export function jobView(job: Job): ReturnType<typeof buildJobView> {
     views.set(job, view);
   }
   return view;
-}
-
-/** A job id from the path: a positive integer. */
-export function jobIdOf(value: string | undefined): number {
-  if (value === undefined || !/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw appError('invalidIdentifier', `Could not route to the job "${value ?? ''}", perhaps your object identifier is invalid? Job ids are positive integers.`);
-  }
-  return Number(value);
 }
 
 function invalid(problems: readonly ErrorDetail[]): AppError {

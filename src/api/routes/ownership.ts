@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AppError, appError } from '../../core/app-error.ts';
-import { parseDestinationConf, type DestinationSpec } from '../../domain/jobs/destination-conf.ts';
 import { challengeFileName, issueOwnershipToken, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
 import { createDestination } from '../../destinations/create-destination.ts';
 import { DestinationError } from '../../destinations/destination.ts';
 import { checkDestinationAddress } from '../../destinations/private-address.ts';
 import { success } from '../envelope.ts';
-import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../server.ts';
-
-/** The destination of a request body, parsed; a bad one is a 400 pointing at it. */
-export function destinationOf(body: Readonly<Record<string, unknown>>): { conf: string; spec: DestinationSpec } {
-  const parsed = parseDestinationConf(body.destination_conf);
-  if (!parsed.ok) throw new AppError('jobInvalid', parsed.error);
-  return { conf: body.destination_conf as string, spec: parsed.value };
-}
+import { bodyObject, destinationOf, rejectUnknownKeys } from '../request-input.ts';
+import { zoneOf, type ApiDeps } from '../request-context.ts';
 
 /** The ownership challenge: write a token into the destination; check a token. */
 export function ownershipRoutes(app: FastifyInstance, deps: ApiDeps): void {

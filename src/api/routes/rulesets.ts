@@ -14,7 +14,7 @@ import {
 import { UniqueViolation, type RulesetMeta, type RulesetSnapshot, type StoredRule } from '../../store/store.ts';
 import { page, success } from '../envelope.ts';
 import { bodyObject, dryRunOf, pathId, rejectUnknownKeys } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../server.ts';
+import { zoneOf, type ApiDeps } from '../request-context.ts';
 
 
 const maxRulesPerRequest = 100;

@@ -5,7 +5,7 @@ import { AppError } from '../../core/app-error.ts';
 import { readCookie, sessionCookieName } from '../auth.ts';
 import { success } from '../envelope.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
-import { principalOf, type ApiDeps } from '../server.ts';
+import { principalOf, type ApiDeps } from '../request-context.ts';
 
 const sessionLifetimeMs = 12 * 3_600_000;
 

@@ -5,7 +5,7 @@ import type { Zone } from '../../store/store.ts';
 import { authorizeZone, principalUserId } from '../auth.ts';
 import { page, success } from '../envelope.ts';
 import { bodyObject, pathId, queryInteger, rejectUnknownKeys } from '../request-input.ts';
-import { principalOf, type ApiDeps } from '../server.ts';
+import { principalOf, type ApiDeps } from '../request-context.ts';
 
 /** A zone as the API shows it. */
 function zoneView(zone: Zone) {

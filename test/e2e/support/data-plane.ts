@@ -12,7 +12,7 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { AppOptions } from '../../../src/app.ts';
 import type { RawEnv } from '../../../src/config/env.ts';
-import type { RetryPolicy } from '../../../src/pipeline/delivery.ts';
+import type { RetryPolicy } from '../../../src/delivery/deliver-with-retry.ts';
 import { startTestApp, type ApiAnswer, type Credentials, type TestApp } from '../../support/test-app.ts';
 
 /** Retries after tens of milliseconds instead of seconds; permanent failures after half a second. */
