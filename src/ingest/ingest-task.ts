@@ -12,7 +12,8 @@ import { compileIngestParser, type IngestLineParser } from '../domain/datasets/i
 import type { FilterLimits } from '../domain/filters/parse-filter.ts';
 import { customFieldRulesOf } from '../domain/rulesets/custom-fields.ts';
 import type { ChunkInput } from '../queue/queue.ts';
-import type { JobSettings, StoredRule } from '../store/store.ts';
+import type { JobSettings } from '../domain/jobs/job-settings.ts';
+import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
 import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
 import { compileJobPlan } from './job-plan.ts';

@@ -10,7 +10,7 @@ import { compileFilter, type FilterPredicate } from '../domain/filters/compile-f
 import { parseFilter, type FilterLimits, type FilterProblem } from '../domain/filters/parse-filter.ts';
 import { parseDestinationConf, type DestinationSpec } from '../domain/jobs/destination-conf.ts';
 import { hasFieldNames, parseLogpullOptions, parseOutputOptions, resolveOutputPlan, type OutputPlan } from '../domain/jobs/output-options.ts';
-import type { JobSettings } from '../store/store.ts';
+import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import { compileFormatter, type RecordFormatter } from './stages/format.ts';
 import { compileSampler, type Sampler } from './stages/sample.ts';
 

@@ -5,7 +5,8 @@
  * when this node changes the zone, or when `invalidateZone` is told another node did (ConfigWatcher).
  * Everything else, and everything inside a transaction, goes straight to the store.
  */
-import type { ApiToken, Job, JobSettings, JobStatus, RulesetSnapshot, Store, User, Zone } from './store.ts';
+import type { JobSettings } from '../domain/jobs/job-settings.ts';
+import type { ApiToken, Job, JobStatus, RulesetSnapshot, Store, User, Zone } from './store.ts';
 
 interface Entry<T> {
   readonly value: Promise<T>;

@@ -4,6 +4,9 @@
  * (test/store/store-contract.test.ts) runs against both.
  */
 
+import type { JobSettings } from '../domain/jobs/job-settings.ts';
+import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
+
 /** A permission an API token can carry. */
 export type Permission = 'logs:read' | 'logs:edit' | 'logs:ingest';
 export const permissions: readonly Permission[] = ['logs:read', 'logs:edit', 'logs:ingest'];
@@ -43,19 +46,6 @@ export interface Session {
   readonly expiresAt: string;
 }
 
-/** A rule as stored in a ruleset version. */
-export interface StoredRule {
-  readonly id: string;
-  readonly version: number;
-  readonly ref: string;
-  readonly description: string;
-  readonly enabled: boolean;
-  readonly action: string;
-  readonly expression: string;
-  readonly action_parameters: Readonly<Record<string, unknown>>;
-  readonly last_updated: string;
-}
-
 /** A ruleset's identity and one version's metadata. */
 export interface RulesetMeta {
   readonly id: string;
@@ -74,22 +64,9 @@ export interface RulesetSnapshot extends RulesetMeta {
 }
 
 /** A log export job as stored; `filter`, `outputOptions` and `logpullOptions` are kept exactly as sent. */
-export interface Job {
+export interface Job extends JobSettings {
   readonly id: number;
   readonly zoneId: string;
-  readonly dataset: string;
-  readonly kind: string;
-  readonly enabled: boolean;
-  readonly name: string | null;
-  readonly destinationConf: string;
-  readonly filter: string | null;
-  /** The `output_options` object as JSON text, exactly as the client sent it. */
-  readonly outputOptions: string | null;
-  readonly logpullOptions: string | null;
-  readonly frequency: string | null;
-  readonly maxUploadBytes: number | null;
-  readonly maxUploadRecords: number | null;
-  readonly maxUploadIntervalSeconds: number | null;
   readonly lastComplete: string | null;
   readonly lastError: string | null;
   readonly errorMessage: string | null;
@@ -98,23 +75,6 @@ export interface Job {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
-
-/** The fields a client sets on a job. */
-export type JobSettings = Pick<
-  Job,
-  | 'dataset'
-  | 'kind'
-  | 'enabled'
-  | 'name'
-  | 'destinationConf'
-  | 'filter'
-  | 'outputOptions'
-  | 'logpullOptions'
-  | 'frequency'
-  | 'maxUploadBytes'
-  | 'maxUploadRecords'
-  | 'maxUploadIntervalSeconds'
->;
 
 /** What the data plane records about a job's deliveries. */
 export type JobStatus = Partial<Pick<Job, 'lastComplete' | 'lastError' | 'errorMessage' | 'failingSince' | 'enabled'>>;

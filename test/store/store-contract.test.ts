@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UniqueViolation, type JobSettings, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
+import type { JobSettings } from '../../src/domain/jobs/job-settings.ts';
+import { UniqueViolation, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
 import { availableStoreEngines } from '../support/stores.ts';
 
 const engines = await availableStoreEngines();

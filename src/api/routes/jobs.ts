@@ -7,7 +7,8 @@ import { ownershipFailureMessage, verifyOwnershipToken } from '../../domain/jobs
 import { checkDestinationAddress } from '../../destinations/private-address.ts';
 import { createDestination } from '../../destinations/create-destination.ts';
 import { compileJobPlan } from '../../ingest/job-plan.ts';
-import type { Job, JobSettings } from '../../store/store.ts';
+import type { JobSettings } from '../../domain/jobs/job-settings.ts';
+import type { Job } from '../../store/store.ts';
 import { page, success } from '../envelope.ts';
 import { jobIdOf } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';

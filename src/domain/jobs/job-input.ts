@@ -5,7 +5,7 @@
  */
 import type { ErrorDetail } from '../../core/app-error.ts';
 import { err, ok, type Result } from '../../core/result.ts';
-import type { JobSettings } from '../../store/store.ts';
+import type { JobSettings } from './job-settings.ts';
 import { findDataset, datasetIds } from '../datasets/http-requests.ts';
 import { maxDestinationConfLength } from './destination-conf.ts';
 import { maxOwnershipTokenLength, ownershipTokenPattern } from './ownership.ts';

@@ -6,7 +6,7 @@
  */
 import type { ErrorDetail } from '../../core/app-error.ts';
 import { err, ok, type Result } from '../../core/result.ts';
-import type { StoredRule } from '../../store/store.ts';
+import type { StoredRule } from './stored-rule.ts';
 import type { RuleInput } from './custom-fields.ts';
 
 /** What a change needs from outside: the time to stamp and a source of new rule ids. */

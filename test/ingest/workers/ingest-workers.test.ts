@@ -7,7 +7,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import type { JobSettings, StoredRule } from '../../../src/store/store.ts';
+import type { JobSettings } from '../../../src/domain/jobs/job-settings.ts';
+import type { StoredRule } from '../../../src/domain/rulesets/stored-rule.ts';
 import { IngestWorkers } from '../../../src/ingest/workers/ingest-workers.ts';
 import type { IngestTask, TaskResult } from '../../../src/ingest/ingest-task.ts';
 

@@ -18,7 +18,7 @@ import type { EventQueue, InflightBatch, QueueChunk, StreamKey } from '../../../
 import { durabilityStream, numberedChunks } from '../fixtures/numbered-appends.ts';
 import { batchOf, chunkOf, describeQueueContract, drain, openRecords } from '../queue-contract.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-queue-'));

@@ -21,7 +21,7 @@ import type { QueueChunk, QueueConsumer, StreamKey } from '../../../src/queue/qu
 import { serverAvailable } from '../../support/services.ts';
 import { batchOf, chunkOf, describeQueueContract, drain, openRecords } from '../queue-contract.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const natsUrl = 'nats://127.0.0.1:4222';
 const natsAnswers = await serverAvailable('NATS (JetStream)', '127.0.0.1', 4222);
 

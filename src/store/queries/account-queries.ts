@@ -1,0 +1,96 @@
+/** Users, their API tokens and their dashboard sessions. */
+import type { Database } from '../database.ts';
+import type { ApiToken, Permission, Session, User } from '../store.ts';
+import { uniquely, type Db } from './query-db.ts';
+
+function toUser(row: Database['users']): User {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    apiKeyHash: row.api_key_hash,
+    createdAt: row.created_at,
+  };
+}
+
+export async function createUser(db: Db, user: User): Promise<void> {
+  await uniquely(`a user with e-mail ${user.email} exists`, () =>
+    db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        email: user.email,
+        password_hash: user.passwordHash,
+        api_key_hash: user.apiKeyHash,
+        created_at: user.createdAt,
+      })
+      .execute(),
+  );
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function findUserById(db: Db, id: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function findUserByApiKeyHash(db: Db, apiKeyHash: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('api_key_hash', '=', apiKeyHash).executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function createToken(db: Db, token: ApiToken): Promise<void> {
+  await db
+    .insertInto('api_tokens')
+    .values({
+      id: token.id,
+      user_id: token.userId,
+      token_hash: token.tokenHash,
+      zone_ids: JSON.stringify(token.zoneIds),
+      permissions: JSON.stringify(token.permissions),
+      created_at: token.createdAt,
+    })
+    .execute();
+}
+
+export async function findTokenByHash(db: Db, tokenHash: string): Promise<ApiToken | undefined> {
+  const row = await db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    userId: row.user_id,
+    tokenHash: row.token_hash,
+    zoneIds: JSON.parse(row.zone_ids) as string[],
+    permissions: JSON.parse(row.permissions) as Permission[],
+    createdAt: row.created_at,
+  };
+}
+
+export async function createSession(db: Db, session: Session): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({
+      id_hash: session.idHash,
+      user_id: session.userId,
+      csrf_token: session.csrfToken,
+      expires_at: session.expiresAt,
+    })
+    .execute();
+}
+
+export async function findSession(db: Db, idHash: string): Promise<Session | undefined> {
+  const row = await db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+  return row && { idHash: row.id_hash, userId: row.user_id, csrfToken: row.csrf_token, expiresAt: row.expires_at };
+}
+
+export async function deleteSession(db: Db, idHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+}
+
+export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('sessions').where('expires_at', '<', now).execute();
+}

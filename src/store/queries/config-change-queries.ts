@@ -1,0 +1,29 @@
+/**
+ * The log of configuration changes: every write that changes a zone's rulesets or jobs adds a row in its
+ * own transaction, so every node's config watcher learns of it.
+ */
+import type { Db } from './query-db.ts';
+
+/** Notes that a zone's configuration changed, inside the transaction that changed it. */
+export async function recordChange(db: Db, zoneId: string): Promise<void> {
+  await db.insertInto('config_changes').values({ zone_id: zoneId, changed_at: new Date().toISOString() }).execute();
+}
+
+export async function configChangesSince(db: Db, seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]> {
+  const rows = await db.selectFrom('config_changes').select(['seq', 'zone_id']).where('seq', '>', seq).orderBy('seq').execute();
+  return rows.map((r) => ({ seq: Number(r.seq), zoneId: r.zone_id }));
+}
+
+export async function latestConfigChange(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('config_changes')
+    .select((eb) => eb.fn.max<number | null>('seq').as('seq'))
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+export async function pruneConfigChanges(db: Db, before: string): Promise<void> {
+  // The newest change is always kept: a node starting later reads its number as its starting point.
+  const latest = await latestConfigChange(db);
+  await db.deleteFrom('config_changes').where('changed_at', '<', before).where('seq', '<', latest).execute();
+}
