@@ -1,3 +1,8 @@
+/**
+ * The composition root: builds the store, the queue, the data plane (ingest with its workers and zone
+ * snapshots, the supervisor and its runners, the config watcher, the counters) and the HTTP server from
+ * the configuration, starts them in data order, and stops them in the reverse order.
+ */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';

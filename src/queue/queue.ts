@@ -6,7 +6,7 @@
  * from their records, records the batch as in flight, delivers it, and commits it. Nothing is removed
  * from a stream before every consumer has committed past it (and the replay window has passed).
  *
- * Two implementations: embedded.ts (SQLite in the data directory, one node) and jetstream.ts (NATS
+ * Two implementations: embedded/ (SQLite in the data directory, one node) and jetstream/ (NATS
  * JetStream, several nodes sharing one durable consumer per job). One contract suite
  * (test/queue/queue-contract.ts) runs against both.
  */

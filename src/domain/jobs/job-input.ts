@@ -1,7 +1,7 @@
 /**
  * A job body as a client sends it to create or update a log export job: every key checked for its type
  * and range, unknown keys refused. What the keys mean together (fields, filter, destination) is checked
- * by compiling the merged settings into a plan (pipeline/job-plan.ts), the same code the runners use.
+ * by compiling the merged settings into a plan (ingest/job-plan.ts), the same code the runners use.
  */
 import type { ErrorDetail } from '../../core/app-error.ts';
 import { err, ok, type Result } from '../../core/result.ts';

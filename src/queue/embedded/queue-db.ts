@@ -1,6 +1,6 @@
 /**
  * The SQL of the embedded queue: opening and locking its database file, and one prepared statement per
- * question the queue asks. Policy (positions, group commit, retention rules) lives in embedded.ts.
+ * question the queue asks. Policy (positions, group commit, retention rules) lives in embedded-queue.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { migrateEmbeddedQueue } from './queue-schema.ts';
 /**
  * How hard a commit pushes data to the disk: `full` survives power loss, `normal` survives process death.
  * SQLite itself always runs with synchronous=NORMAL here; for `full` the queue syncs the WAL file itself,
- * off the event loop, before an append resolves (embedded.ts), so a slow disk never stalls the server.
+ * off the event loop, before an append resolves (embedded-queue.ts), so a slow disk never stalls the server.
  */
 export type QueueSynchronous = 'full' | 'normal';
 

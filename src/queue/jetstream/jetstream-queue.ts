@@ -9,7 +9,7 @@
  *   acknowledged every message (stored on disk). A publish that gets no answer fails after
  *   `publishTimeoutMs`, so ingest answers 503 during a NATS outage instead of hanging.
  * - One durable pull consumer per job and stream, shared by every node; the server gives each message to
- *   one node at a time. See jetstream-consumer.ts and jetstream-held-chunks.ts for how a node holds,
+ *   one node at a time. See jetstream-consumer.ts and held-chunks.ts for how a node holds,
  *   acknowledges and gives back what it was handed.
  * - Delivery is at least once: what a node had not acknowledged when it died is delivered again, whole,
  *   by another node. The in-flight record lives in this process only (a runner replaced on this node
