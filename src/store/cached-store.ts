@@ -90,6 +90,7 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     findZone: (id) => cache.get<Zone | undefined>(zoneKey(id, 'zone'), () => store.findZone(id)),
     findZoneByName: (name) => store.findZoneByName(name),
     listZones: (userId) => store.listZones(userId),
+    listAllZones: () => store.listAllZones(),
     listRulesets: (zoneId) => store.listRulesets(zoneId),
     getRuleset: (zoneId, id) => cache.get<RulesetSnapshot | undefined>(zoneKey(zoneId, `ruleset:${id}`), () => store.getRuleset(zoneId, id)),
     findRulesetByPhase: (zoneId, phase) => cache.get<RulesetSnapshot | undefined>(zoneKey(zoneId, `phase:${phase}`), () => store.findRulesetByPhase(zoneId, phase)),

@@ -105,6 +105,10 @@ export class KyselyStore implements Store {
     return zones.listZones(this.db, userId);
   }
 
+  listAllZones(): Promise<readonly Zone[]> {
+    return zones.listAllZones(this.db);
+  }
+
   listRulesets(zoneId: string): Promise<readonly RulesetMeta[]> {
     return rulesets.listRulesets(this.db, zoneId);
   }

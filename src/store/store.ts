@@ -122,6 +122,8 @@ export interface Store {
   findZone(id: string): Promise<Zone | undefined>;
   findZoneByName(name: string): Promise<Zone | undefined>;
   listZones(userId: string): Promise<readonly Zone[]>;
+  /** Every zone of every user (what routing by host chooses from). */
+  listAllZones(): Promise<readonly Zone[]>;
 
   listRulesets(zoneId: string): Promise<readonly RulesetMeta[]>;
   getRuleset(zoneId: string, rulesetId: string): Promise<RulesetSnapshot | undefined>;

@@ -57,6 +57,7 @@ for (const engine of engines) {
     it('refuses a second zone with the same name and lists zones per user', async () => {
       await assert.rejects(store.createZone({ id: 'z3'.padEnd(32, '0'), name: 'one.example', userId: 'u2', createdAt: now }), UniqueViolation);
       assert.deepEqual((await store.listZones('u1')).map((z) => z.name), ['one.example']);
+      assert.deepEqual((await store.listAllZones()).map((z) => z.name), ['one.example', 'two.example']);
       assert.equal((await store.findZoneByName('two.example'))?.id, z2);
     });
 

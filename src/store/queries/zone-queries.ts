@@ -30,3 +30,8 @@ export async function listZones(db: Db, userId: string): Promise<readonly Zone[]
   const rows = await db.selectFrom('zones').selectAll().where('user_id', '=', userId).orderBy('name').execute();
   return rows.map(toZone);
 }
+
+export async function listAllZones(db: Db): Promise<readonly Zone[]> {
+  const rows = await db.selectFrom('zones').selectAll().orderBy('name').execute();
+  return rows.map(toZone);
+}
