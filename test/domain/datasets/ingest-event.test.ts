@@ -3,13 +3,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { customFieldNames, httpRequests } from '../../../src/domain/datasets/http-requests.ts';
 import type { DatasetField } from '../../../src/domain/datasets/http-requests.ts';
-import {
-  compileIngestParser,
-  defaultIngestLimits,
-  isBlankIngestLine,
-  parseIngestLine,
-} from '../../../src/domain/datasets/ingest-event.ts';
+import { compileIngestParser, isBlankIngestLine, parseIngestLine } from '../../../src/domain/datasets/ingest-event.ts';
 import type { IngestEvent } from '../../../src/domain/datasets/ingest-event.ts';
+import { defaultIngestLimits } from '../../../src/domain/datasets/ingest-limits.ts';
 import { maxTimestampNanos } from '../../../src/domain/datasets/timestamp-range.ts';
 
 function parsed(line: string): IngestEvent {
