@@ -1,3 +1,8 @@
+/**
+ * The HTTP server: the /client/v4 API (authentication hook, zone access hook, every route under both path
+ * words), the ingest endpoints, /metrics and the dashboard. Errors of every route reach the one error
+ * handler (error-handler.ts). Routes get what they need through request-context.ts, never from here.
+ */
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { appError, AppError } from '../core/app-error.ts';
 import { authenticate, authorizeZone } from './auth.ts';
@@ -11,7 +16,9 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
+import { rulesetRuleRoutes } from './routes/ruleset-rules.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
+import { rulesetVersionRoutes } from './routes/ruleset-versions.ts';
 import { validateRoutes } from './routes/validate.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { zoneRoutes } from './routes/zones.ts';
@@ -65,6 +72,8 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
             request.zone = await authorizeZone(principalOf(request), zoneId, access, deps.store);
           });
           rulesetRoutes(zoned, deps);
+          rulesetRuleRoutes(zoned, deps);
+          rulesetVersionRoutes(zoned, deps);
           // Every log export route answers under both path words, so clients written for the public
           // product (which say "logpush") work unchanged.
           for (const word of ['logexport', 'logpush']) {
