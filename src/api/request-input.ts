@@ -1,5 +1,6 @@
 import { AppError, appError } from '../core/app-error.ts';
-import { parseDestinationConf, type DestinationSpec } from '../domain/jobs/destination-conf.ts';
+import { parseDestinationConf } from '../domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../domain/jobs/destination-spec.ts';
 
 /** The request body as a JSON object, or a 400 saying it must be one. */
 export function bodyObject(body: unknown): Readonly<Record<string, unknown>> {

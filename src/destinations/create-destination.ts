@@ -3,7 +3,7 @@
  * parser, so adding a destination means one parser branch, one builder and one line here.
  */
 import type { Clock } from '../core/clock.ts';
-import type { DestinationSpec } from '../domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../domain/jobs/destination-spec.ts';
 import type { Destination } from './destination.ts';
 import { createFileDestination, type FileOps } from './file.ts';
 import { createHttpDestination } from './http.ts';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
-import type { FileDestinationSpec } from '../domain/jobs/destination-conf.ts';
+import type { FileDestinationSpec } from '../domain/jobs/destination-spec.ts';
 import { delivered, DestinationError, permanent, retry, type Destination, type FailedOutcome, type OutgoingBatch, type SendOutcome } from './destination.ts';
 import { staticKey } from './object-key.ts';
 

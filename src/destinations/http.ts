@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { gzipSync } from 'node:zlib';
 import { systemClock, type Clock } from '../core/clock.ts';
-import type { HttpDestinationSpec } from '../domain/jobs/destination-conf.ts';
+import type { HttpDestinationSpec } from '../domain/jobs/destination-spec.ts';
 import { delivered, DestinationError, permanent, retry, validationContent, type Destination, type FailedOutcome, type OutgoingBatch, type SendOutcome } from './destination.ts';
 import { guardedLookup, literalHostRefusal } from './private-address.ts';
 import { parseRetryAfter } from './retry-after.ts';

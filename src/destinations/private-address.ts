@@ -8,7 +8,8 @@
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { ErrorDetail } from '../core/app-error.ts';
-import { destinationConfPointer, type DestinationSpec } from '../domain/jobs/destination-conf.ts';
+import { destinationConfPointer } from '../domain/jobs/destination-spec.ts';
+import type { DestinationSpec } from '../domain/jobs/destination-spec.ts';
 import { classifyAddress } from './address-class.ts';
 
 /** The error code carried by a refused connection, so destinations can classify it. */

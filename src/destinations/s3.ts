@@ -8,7 +8,7 @@ import { DeleteObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } 
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { R2DestinationSpec, S3DestinationSpec } from '../domain/jobs/destination-conf.ts';
+import type { R2DestinationSpec, S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
 import { delivered, DestinationError, permanent, retry, type Destination, type FailedOutcome, type OutgoingBatch, type SendOutcome } from './destination.ts';
 import { guardedLookup, literalHostRefusal } from './private-address.ts';
 import { staticKey } from './object-key.ts';

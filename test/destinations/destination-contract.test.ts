@@ -18,7 +18,8 @@ import { DestinationError, type Destination, type OutgoingBatch, type SendOutcom
 import { createFileDestination, type FileOps } from '../../src/destinations/file.ts';
 import { batchHeader } from '../../src/destinations/http.ts';
 import { objectKey } from '../../src/destinations/object-key.ts';
-import { parseDestinationConf, type DestinationSpec } from '../../src/domain/jobs/destination-conf.ts';
+import { parseDestinationConf } from '../../src/domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../../src/domain/jobs/destination-spec.ts';
 
 const bucket = 'logexport-test';
 const firstAppendMs = Date.UTC(2026, 4, 2, 10, 0, 0);

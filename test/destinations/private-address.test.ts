@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classifyAddress, type AddressClass } from '../../src/destinations/address-class.ts';
 import { checkDestinationAddress, guardedLookup, literalHostRefusal, PrivateAddressError, type ResolveAll } from '../../src/destinations/private-address.ts';
-import { parseDestinationConf, type DestinationSpec } from '../../src/domain/jobs/destination-conf.ts';
+import { parseDestinationConf } from '../../src/domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../../src/domain/jobs/destination-spec.ts';
 
 function spec(conf: string): DestinationSpec {
   const result = parseDestinationConf(conf);

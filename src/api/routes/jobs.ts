@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { findDataset } from '../../domain/datasets/http-requests.ts';
-import { maskDestinationConf, ownershipRequired, type DestinationSpec } from '../../domain/jobs/destination-conf.ts';
+import { maskDestinationConf, ownershipRequired } from '../../domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../../domain/jobs/destination-spec.ts';
 import { parseJobInput } from '../../domain/jobs/job-input.ts';
 import { ownershipFailureMessage, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
 import { checkDestinationAddress } from '../../destinations/private-address.ts';

@@ -8,8 +8,8 @@ import {
   ownershipRequired,
   parseDestinationConf,
   sameDestination,
-  type DestinationSpec,
 } from '../../../src/domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../../../src/domain/jobs/destination-spec.ts';
 
 const account = '0123456789abcdef0123456789abcdef';
 
