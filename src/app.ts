@@ -19,6 +19,8 @@ import { IngestWorkers } from './ingest/workers/ingest-workers.ts';
 import { consumerNameOf, streamOf } from './delivery/job-runner.ts';
 import { Supervisor } from './delivery/supervisor.ts';
 import { ZoneSnapshots } from './ingest/zone-snapshots.ts';
+import { LiveHub } from './live/live-hub.ts';
+import { openLiveBus } from './live/open-live-bus.ts';
 import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
@@ -86,7 +88,24 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     const snapshots = new ZoneSnapshots(store, { filterLimits, gzipLevel: config.gzipLevel });
     const workers = new IngestWorkers(config.workers);
     closers.push(() => workers.close());
-    const ingestor = new Ingestor(queue, snapshots, workers, (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'));
+    // Instant Logs: sessions and viewers of this node, and the bus to the other nodes' (NATS when scaled out).
+    const live = new LiveHub({
+      bus: openLiveBus(config.queue, nodeId, (error) => logRef.current?.warn({ err: error }, 'The Instant Logs bus reported a problem; live records may be missed.')),
+      nodeId,
+      clock,
+      bufferRecords: config.liveBufferRecords,
+      idleTimeoutMs: config.liveIdleTimeoutMs,
+      maxSessionsPerZone: config.liveMaxSessions,
+    });
+    await live.start();
+    closers.push(() => live.close());
+    const ingestor = new Ingestor(
+      queue,
+      snapshots,
+      workers,
+      (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'),
+      live,
+    );
     let accepting = true;
 
     const supervisorRef: { current?: Supervisor } = {};
@@ -125,6 +144,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       secret,
       changes: { zoneChanged },
       jobs,
+      live,
       dashboardDir,
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
     });

@@ -9,6 +9,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
+import type { LiveHub } from '../live/live-hub.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -58,6 +59,8 @@ export interface ApiDeps {
   readonly changes: ConfigChangeListener;
   readonly jobs: JobLifecycle;
   readonly dataPlane: DataPlaneApi;
+  /** Instant Logs: the live sessions and their viewers. */
+  readonly live: Pick<LiveHub, 'create' | 'list' | 'find' | 'attach' | 'detach'>;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
 }

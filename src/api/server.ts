@@ -3,6 +3,7 @@
  * words), the ingest endpoints, /metrics and the dashboard. Errors of every route reach the one error
  * handler (error-handler.ts). Routes get what they need through request-context.ts, never from here.
  */
+import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { appError, AppError } from '../core/app-error.ts';
 import { authenticate, authorizeZone } from './auth.ts';
@@ -15,6 +16,7 @@ import { ingestRoutes } from './routes/ingest.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { liveSessionRoutes, liveStreamRoutes } from './routes/live-sessions.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRuleRoutes } from './routes/ruleset-rules.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
@@ -84,6 +86,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
                 validateRoutes(logs, deps);
                 datasetRoutes(logs);
                 statsRoutes(logs, deps);
+                liveSessionRoutes(logs, deps);
               },
               { prefix: `/${word}` },
             );
@@ -95,6 +98,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     { prefix: '/client/v4' },
   );
   void app.register(async (ingest) => ingestRoutes(ingest, deps));
+  // Instant Logs viewers: a WebSocket per session, outside /client/v4 (the session id is the credential).
+  void app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  void app.register(async (live) => liveStreamRoutes(live, deps));
   metricsRoutes(app, deps);
   dashboardRoutes(app, deps.dashboardDir);
   return app;

@@ -37,6 +37,12 @@ export interface AppConfig {
   readonly deliveryTimeoutMs: number;
   /** Worker threads for the data plane; 0 runs everything on the main thread. */
   readonly workers: number;
+  /** Instant Logs: records one viewer's buffer holds before it drops. */
+  readonly liveBufferRecords: number;
+  /** Instant Logs: a session nobody watches expires after this long. */
+  readonly liveIdleTimeoutMs: number;
+  /** Instant Logs: sessions one zone may have at once. */
+  readonly liveMaxSessions: number;
   /** Queued-but-undelivered bytes above which ingest answers 429. */
   readonly queueMaxPendingBytes: number;
   /** Request bodies ingest receives and processes at once; beyond it new requests get 429. */
@@ -179,6 +185,9 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     workers: integer(raw, 'LOGEXPORT_WORKERS', defaultWorkers(), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
+    liveBufferRecords: integer(raw, 'LOGEXPORT_LIVE_BUFFER', 1000, 1, 1_000_000),
+    liveIdleTimeoutMs: duration(raw, 'LOGEXPORT_LIVE_IDLE_TIMEOUT', 30_000, 100),
+    liveMaxSessions: integer(raw, 'LOGEXPORT_LIVE_MAX_SESSIONS', 16, 1, 1000),
   };
   return Object.freeze(config);
 }

@@ -30,6 +30,10 @@ export const settingNames = [
   'LOGEXPORT_INGEST_MAX_BUFFERED',
   'LOGEXPORT_NATS_STREAM',
   'LOGEXPORT_QUEUE_SYNC',
+  // Instant Logs
+  'LOGEXPORT_LIVE_BUFFER',
+  'LOGEXPORT_LIVE_IDLE_TIMEOUT',
+  'LOGEXPORT_LIVE_MAX_SESSIONS',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

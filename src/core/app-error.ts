@@ -31,6 +31,8 @@ export const errorCatalogue = {
   signInFailed: { code: 10401, status: 401, message: 'Incorrect e-mail or password' },
   csrfRejected: { code: 10403, status: 403, message: 'Missing or invalid CSRF token' },
   internal: { code: 10500, status: 500, message: 'internal error' },
+  // Instant Logs (issue 17)
+  liveSessionLimitReached: { code: 1004, status: 403, message: 'creating a new instant logs job is not allowed: the zone has as many live sessions as allowed' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

@@ -12,6 +12,7 @@ import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
 import { encodeChunk, eventStatus } from './chunk-format.ts';
+import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -27,13 +28,15 @@ export interface PreparedJob {
 export interface IngestPlan {
   readonly capture: CapturePlan;
   readonly jobs: readonly PreparedJob[];
+  /** The live sessions watching the zone (Instant Logs); usually none. */
+  readonly live: readonly LiveTap[];
   /** The zlib level kept records are compressed at (LOGEXPORT_GZIP_LEVEL). */
   readonly gzipLevel: number;
 }
 
 /** The result of processing one request body. */
 export type IngestOutcome =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[] }
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly live: readonly LiveTapOutput[] }
   | { readonly ok: false; readonly problems: readonly ErrorDetail[] };
 
 /** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
@@ -102,9 +105,13 @@ class ChunkBuilder {
   }
 }
 
-/** Processes one request body; with no enabled job it only checks the events (nothing to queue). */
+/**
+ * Processes one request body; with no enabled job and no live session it only checks the events (nothing
+ * to queue, nothing to show).
+ */
 export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan): IngestOutcome {
   const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs, plan.gzipLevel) : undefined;
+  const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
   const problems: ErrorDetail[] = [];
   let badLines = 0;
   let accepted = 0;
@@ -125,11 +132,12 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     }
     accepted += 1;
     // After the first bad line the request is refused, so only checking goes on.
-    if (builder === undefined || badLines > 0) continue;
+    if ((builder === undefined && live === undefined) || badLines > 0) continue;
     const event = result.value;
     const record = event.record;
     if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
-    builder.add(record);
+    builder?.add(record);
+    live?.add(record);
   }
   if (badLines > 0) {
     if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });
@@ -137,5 +145,5 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
   }
   if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
   builder?.close();
-  return { ok: true, accepted, chunks: builder?.chunks ?? [] };
+  return { ok: true, accepted, chunks: builder?.chunks ?? [], live: live?.outputs() ?? [] };
 }

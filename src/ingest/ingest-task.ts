@@ -17,11 +17,14 @@ import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
 import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
 import { compileJobPlan } from './job-plan.ts';
+import { compileLiveTap, type LiveTap, type LiveTapOutput, type LiveTapSpec } from './live-tap.ts';
 
 /** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset, and the node's settings. */
 export interface PlanSource {
   readonly rules: readonly StoredRule[];
   readonly jobs: readonly (JobSettings & { readonly id: number })[];
+  /** Live sessions watching the zone's dataset (usually none). */
+  readonly live?: readonly LiveTapSpec[];
   readonly settings: IngestSettings;
 }
 
@@ -46,7 +49,7 @@ export interface IngestTask {
 
 /** What processing answered: the chunks to queue, or the error to answer with. */
 export type TaskResult =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string }
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string; readonly live: readonly LiveTapOutput[] }
   | { readonly ok: false; readonly kind: ErrorKind; readonly details: readonly ErrorDetail[] };
 
 /** Compiled plans by key, and parsers by dataset; one per thread. */
@@ -65,10 +68,10 @@ export class PlanCache {
     return parse;
   }
 
-  plan(key: string, source: PlanSource): IngestPlan {
+  plan(key: string, source: PlanSource, datasetId: string): IngestPlan {
     let plan = this.plans.get(key);
     if (plan === undefined) {
-      plan = compileIngestPlan(source);
+      plan = compileIngestPlan(source, datasetId);
       // Plans change rarely; keep the recent ones only.
       if (this.plans.size >= 256) this.plans.clear();
       this.plans.set(key, plan);
@@ -78,14 +81,22 @@ export class PlanCache {
 }
 
 /** Compiles a plan source; a job that cannot be compiled is left out (the API refuses such jobs anyway). */
-export function compileIngestPlan(source: PlanSource): IngestPlan {
+export function compileIngestPlan(source: PlanSource, datasetId: string): IngestPlan {
   const jobs: PreparedJob[] = [];
   for (const job of source.jobs) {
     const compiled = compileJobPlan(job, source.settings.filterLimits);
     if (!compiled.ok) continue;
     jobs.push({ jobId: job.id, predicate: compiled.value.predicate, sampler: compiled.value.sampler, formatter: compiled.value.formatter });
   }
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, gzipLevel: source.settings.gzipLevel };
+  const live: LiveTap[] = [];
+  const dataset = findDataset(datasetId);
+  for (const spec of source.live ?? []) {
+    if (dataset === undefined) break;
+    // A session that cannot be compiled is left out (the API refuses such sessions).
+    const compiled = compileLiveTap(spec, dataset, source.settings.filterLimits);
+    if (compiled.ok) live.push(compiled.value);
+  }
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel };
 }
 
 /** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */
@@ -115,9 +126,9 @@ export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
   }
   const text = decodeUtf8(raw);
   if (text === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
-  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan));
+  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan, task.dataset));
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   // Identifies the request's content, so a retried request is stored once where the queue can tell.
   const dedupeKey = createHash('sha256').update(raw).digest('hex');
-  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey };
+  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey, live: outcome.live };
 }

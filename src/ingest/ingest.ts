@@ -1,12 +1,14 @@
 /**
  * Ingest: a request's events → processed as one task (checked whole, custom fields captured once per
- * event, every enabled job's filter, sampler and formatter applied; ingest-task.ts), on a worker thread
- * when there are some → the resulting chunks durably appended to the zone's stream. Only then does the
- * request succeed. Events of a dataset with no enabled job are acknowledged and counted as dropped.
+ * event, every enabled job's filter, sampler and formatter applied, and those of the live sessions watching
+ * the zone; ingest-task.ts), on a worker thread when there are some → the resulting chunks durably appended
+ * to the zone's stream. Only then does the request succeed, and only then do live sessions get what they
+ * kept. Events of a dataset with no enabled job are acknowledged and counted as dropped.
  */
 import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventQueue } from '../queue/queue.ts';
+import type { LiveTapOutput, LiveTapSpec } from './live-tap.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -26,20 +28,32 @@ export interface IngestBody {
   readonly limitBytes: number;
 }
 
+/** Where ingest finds the live sessions watching a zone (Instant Logs, src/live/) and hands them what they keep. */
+export interface LiveTaps {
+  /** The sessions watching a zone's dataset now, with a key that changes whenever they do; undefined when none. */
+  watching(zoneId: string, dataset: string): { readonly key: string; readonly specs: readonly LiveTapSpec[] } | undefined;
+  /** What one accepted request gave each session. */
+  deliver(zoneId: string, outputs: readonly LiveTapOutput[]): void;
+}
+
+const noLiveTaps: LiveTaps = { watching: () => undefined, deliver: () => {} };
+
 export class Ingestor {
   private readonly queue: EventQueue;
   private readonly snapshots: ZoneSnapshots;
   private readonly workers: IngestWorkers;
   private readonly onAppendError: (error: unknown) => void;
+  private readonly live: LiveTaps;
   readonly counters = new Map<string, IngestCounters>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}) {
+  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}, live: LiveTaps = noLiveTaps) {
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
     this.onAppendError = onAppendError;
+    this.live = live;
   }
 
   private countersOf(zoneId: string): IngestCounters {
@@ -72,13 +86,15 @@ export class Ingestor {
     const counters = this.countersOf(zoneId);
     counters.requests += 1;
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
+    // Nobody watching costs one map lookup; a watched zone's plan carries its sessions under its own key.
+    const watching = this.live.watching(zoneId, dataset.id);
     const result = await this.workers.run({
       dataset: dataset.id,
       body: body.bytes,
       encoding: body.encoding,
       limitBytes: body.limitBytes,
-      planKey: snapshot.planKey,
-      plan: snapshot.plan,
+      planKey: watching === undefined ? snapshot.planKey : `${snapshot.planKey}/live/${watching.key}`,
+      plan: watching === undefined ? snapshot.plan : { ...snapshot.plan, live: watching.specs },
     });
     if (!result.ok) {
       counters.rejected_requests += 1;
@@ -86,6 +102,7 @@ export class Ingestor {
     }
     if (snapshot.plan.jobs.length === 0) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
+      if (result.live.length > 0) this.live.deliver(zoneId, result.live);
       return { accepted: result.accepted };
     }
     try {
@@ -97,6 +114,7 @@ export class Ingestor {
       throw new AppError('queueUnavailable', undefined, 5);
     }
     counters.accepted_events += result.accepted;
+    if (result.live.length > 0) this.live.deliver(zoneId, result.live);
     return { accepted: result.accepted };
   }
 }

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { appError } from '../../core/app-error.ts';
-import { datasetIds, findDataset, type Dataset } from '../../domain/datasets/http-requests.ts';
+import { datasetIds, defaultFieldNames, findDataset, type Dataset } from '../../domain/datasets/http-requests.ts';
 import { success } from '../envelope.ts';
-
-/** The fields written when a client asks for the dataset's default field set. */
-const defaultFields = ['ClientIP', 'ClientRequestHost', 'ClientRequestMethod', 'ClientRequestURI', 'EdgeEndTimestamp', 'EdgeResponseBytes', 'EdgeResponseStatus', 'EdgeStartTimestamp', 'RayID'];
 
 function datasetOf(id: string | undefined): Dataset {
   const dataset = findDataset(id ?? '');
@@ -25,6 +22,6 @@ export function datasetRoutes(app: FastifyInstance): void {
 
   app.get('/datasets/:dataset/fields/default', async (request) => {
     datasetOf((request.params as { dataset?: string }).dataset);
-    return success(defaultFields.join(','));
+    return success(defaultFieldNames.join(','));
   });
 }

@@ -22,6 +22,9 @@ export interface Dataset {
   field(name: string): DatasetField | undefined;
 }
 
+/** The fields written when a client asks for the dataset's default field set (and an Instant Logs session that names none). */
+export const defaultFieldNames: readonly string[] = ['ClientIP', 'ClientRequestHost', 'ClientRequestMethod', 'ClientRequestURI', 'EdgeEndTimestamp', 'EdgeResponseBytes', 'EdgeResponseStatus', 'EdgeStartTimestamp', 'RayID'];
+
 /** Fields filled from the zone's custom-field configuration; never sent by ingest clients. */
 export const customFieldNames = ['Cookies', 'RequestHeaders', 'ResponseHeaders'] as const;
 

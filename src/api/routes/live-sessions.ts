@@ -1,0 +1,123 @@
+/**
+ * Instant Logs: `POST`/`GET …/edge/jobs` make and list a zone's live sessions (the shapes the official
+ * client's `logpush.edge.create` / `.get` use), and the WebSocket at a session's `destination_conf` streams
+ * its records. Making, listing and watching need what reading the zone's logs needs.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { AppError, appError } from '../../core/app-error.ts';
+import { httpRequests } from '../../domain/datasets/http-requests.ts';
+import type { LiveOwner, LiveSession } from '../../live/live-session.ts';
+import { parseLiveSessionInput } from '../../live/live-session.ts';
+import type { Store } from '../../store/store.ts';
+import { authorizeZone, principalUserId, type Principal } from '../auth.ts';
+import { success } from '../envelope.ts';
+import { principalOf, zoneOf, type ApiDeps } from '../request-context.ts';
+
+/** Where a session's viewer connects; the session id in the path is the only secret it needs. */
+export const liveStreamPath = '/instant-logs/ws/sessions/:session_id';
+
+/** A session as the API shows it, with its WebSocket address on the host the client called. */
+function sessionAnswer(session: LiveSession, request: FastifyRequest) {
+  const scheme = request.protocol === 'https' ? 'wss' : 'ws';
+  const host = request.host;
+  return {
+    session_id: session.id,
+    destination_conf: `${scheme}://${host}${liveStreamPath.replace(':session_id', session.id)}`,
+    fields: session.fields,
+    filter: session.filter,
+    sample: session.sample,
+  };
+}
+
+function ownerOf(principal: Principal): LiveOwner {
+  return principal.kind === 'token' ? { kind: 'token', userId: principal.userId, tokenHash: principal.token.tokenHash } : { kind: 'user', userId: principal.user.id };
+}
+
+/** Whether the credential that made a session may still read its zone's logs (a deleted token may not). */
+async function ownerMayRead(owner: LiveOwner, zoneId: string, store: Store): Promise<boolean> {
+  let principal: Principal;
+  if (owner.kind === 'token') {
+    const token = await store.findTokenByHash(owner.tokenHash);
+    if (token === undefined) return false;
+    principal = { kind: 'token', userId: token.userId, token };
+  } else {
+    const user = await store.findUserById(owner.userId);
+    if (user === undefined) return false;
+    principal = { kind: 'user', user, via: 'key' };
+  }
+  try {
+    await authorizeZone(principal, zoneId, 'read', store);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `edge/jobs`: make a live session (`{fields, filter, sample}`), list the zone's sessions. */
+export function liveSessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const filterLimits = { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes };
+
+  app.post('/edge/jobs', { config: { access: 'read' } }, async (request) => {
+    const zone = zoneOf(request);
+    const input = parseLiveSessionInput(request.body, httpRequests, filterLimits);
+    if (!input.ok) throw new AppError('jobInvalid', input.error);
+    const session = deps.live.create(zone.id, httpRequests.id, input.value, ownerOf(principalOf(request)));
+    return success(sessionAnswer(session, request));
+  });
+
+  app.get('/edge/jobs', async (request) => {
+    const zone = zoneOf(request);
+    const userId = principalUserId(principalOf(request));
+    const sessions = deps.live.list(zone.id).filter((s) => s.owner.userId === userId);
+    return success(sessions.map((s) => sessionAnswer(s, request)));
+  });
+}
+
+/** How often the server pings a viewer; one that has not answered the previous ping is disconnected. */
+const pingEveryMs = 15_000;
+
+/** The WebSocket of a session: one message per record (NDJSON object), and control messages. */
+export function liveStreamRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const sessionOf = async (request: FastifyRequest): Promise<LiveSession> => {
+    const id = (request.params as { session_id?: string }).session_id ?? '';
+    const session = /^[0-9a-f]{32}$/.test(id) ? deps.live.find(id) : undefined;
+    // An unknown, expired or no-longer-permitted session gets the same answer.
+    if (session === undefined || !(await ownerMayRead(session.owner, session.zoneId, deps.store))) {
+      throw appError('notFound', 'no such Instant Logs session: it expired, was never connected to within its time, or its credential may no longer read the zone');
+    }
+    return session;
+  };
+
+  const preValidation = async (request: FastifyRequest): Promise<void> => {
+    await sessionOf(request);
+  };
+  app.get(liveStreamPath, { websocket: true, preValidation }, (socket: WebSocket, request: FastifyRequest) => {
+      const session = deps.live.find((request.params as { session_id?: string }).session_id ?? '');
+      if (session === undefined) {
+        socket.close(4404, 'the session expired');
+        return;
+      }
+      const viewer = deps.live.attach(session, {
+        send: (text, done) => socket.send(text, done),
+        bufferedAmount: () => socket.bufferedAmount,
+        close: (code, reason) => socket.close(code, reason),
+      });
+      let alive = true;
+      const ping = setInterval(() => {
+        if (!alive) {
+          socket.terminate();
+          return;
+        }
+        alive = false;
+        socket.ping();
+      }, pingEveryMs);
+      ping.unref();
+      socket.on('pong', () => (alive = true));
+      socket.on('close', () => {
+        clearInterval(ping);
+        deps.live.detach(viewer);
+      });
+      socket.on('error', () => socket.terminate());
+  });
+}
