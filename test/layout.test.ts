@@ -46,8 +46,12 @@ describe('the layout', () => {
   });
 
   it('lets data flow one way: ingest never imports delivery, and the queue imports neither', () => {
-    assert.deepEqual(offenders('ingest/', (target) => target.startsWith('delivery/')), []);
+    assert.deepEqual(offenders('ingest/', (target) => target.startsWith('delivery/') || target.startsWith('live/')), []);
     assert.deepEqual(offenders('queue/', (target) => target.startsWith('ingest/') || target.startsWith('delivery/')), []);
+  });
+
+  it('lets Instant Logs follow ingest: src/live imports neither delivery nor the API', () => {
+    assert.deepEqual(offenders('live/', (target) => target.startsWith('delivery/') || target.startsWith('api/')), []);
   });
 
   it('keeps the store free of the data plane and the API', () => {

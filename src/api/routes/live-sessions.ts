@@ -17,13 +17,23 @@ import { principalOf, zoneOf, type ApiDeps } from '../request-context.ts';
 /** Where a session's viewer connects; the session id in the path is the only secret it needs. */
 export const liveStreamPath = '/instant-logs/ws/sessions/:session_id';
 
-/** A session as the API shows it, with its WebSocket address on the host the client called. */
+function firstHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const first = (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/**
+ * A session as the API shows it, with its WebSocket address on the host the client called. Behind a
+ * proxy that terminates TLS, `X-Forwarded-Proto: https` makes it `wss://` and `X-Forwarded-Host` names the
+ * host; these headers only shape the answer to the client that sent them, so they need no trust.
+ */
 function sessionAnswer(session: LiveSession, request: FastifyRequest) {
-  const scheme = request.protocol === 'https' ? 'wss' : 'ws';
-  const host = request.host;
+  const proto = firstHeader(request, 'x-forwarded-proto') ?? request.protocol;
+  const host = firstHeader(request, 'x-forwarded-host') ?? request.host;
   return {
     session_id: session.id,
-    destination_conf: `${scheme}://${host}${liveStreamPath.replace(':session_id', session.id)}`,
+    destination_conf: `${proto === 'https' ? 'wss' : 'ws'}://${host}${liveStreamPath.replace(':session_id', session.id)}`,
     fields: session.fields,
     filter: session.filter,
     sample: session.sample,

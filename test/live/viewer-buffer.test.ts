@@ -1,0 +1,117 @@
+/**
+ * A viewer's bounded buffer against a fake socket: it never holds more than its capacity, never writes
+ * past the socket's high-water mark, counts every record it drops, and tells the viewer where records
+ * went missing, so what the viewer receives plus what it was told it lost is exactly what was pushed.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { ViewerBuffer, type ViewerSink } from '../../src/live/viewer-buffer.ts';
+
+/** A socket whose send buffer drains only when told to. */
+function fakeSocket() {
+  const sent: string[] = [];
+  let buffered = 0;
+  const waiting: { size: number; done: (error?: Error) => void }[] = [];
+  const sink: ViewerSink = {
+    send(text, done) {
+      sent.push(text);
+      buffered += text.length;
+      waiting.push({ size: text.length, done });
+    },
+    bufferedAmount: () => buffered,
+  };
+  return {
+    sink,
+    sent,
+    /** The operating system takes everything buffered so far. */
+    drain() {
+      for (const w of waiting.splice(0)) {
+        buffered -= w.size;
+        w.done();
+      }
+    },
+  };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+/** Records received, and drops announced, from what the fake socket got. */
+function read(sent: readonly string[]): { records: string[]; dropped: number } {
+  let dropped = 0;
+  const records: string[] = [];
+  for (const text of sent) {
+    const parsed = JSON.parse(text) as { control?: string; dropped?: number };
+    if (parsed.control === 'dropped') dropped += parsed.dropped ?? 0;
+    else records.push(text);
+  }
+  return { records, dropped };
+}
+
+describe('a viewer buffer', () => {
+  it('writes every record in order while the socket keeps up', async () => {
+    const s = fakeSocket();
+    const buffer = new ViewerBuffer(s.sink, 10, 1000);
+    buffer.push(['{"a":1}', '{"a":2}']);
+    buffer.push(['{"a":3}']);
+    await turn();
+    assert.deepEqual(s.sent, ['{"a":1}', '{"a":2}', '{"a":3}']);
+    assert.deepEqual(buffer.totals, { sent: 3, dropped: 0 });
+  });
+
+  it('holds at most its capacity for a stalled socket, then reports the drop right where it happened', async () => {
+    const s = fakeSocket();
+    const buffer = new ViewerBuffer(s.sink, 3, 10);
+    buffer.push(['{"n":1}', '{"n":2}']);
+    await turn();
+    // The socket is over its high-water mark now: nothing more is written.
+    buffer.push(['{"n":3}', '{"n":4}', '{"n":5}', '{"n":6}', '{"n":7}']);
+    await turn();
+    assert.equal(s.sent.length, 2);
+    assert.equal(buffer.length, 3);
+    assert.equal(buffer.totals.dropped, 2);
+    buffer.push(['{"n":8}'], 4);
+    s.drain();
+    for (let i = 0; i < 10; i++) {
+      await turn();
+      s.drain();
+    }
+    assert.deepEqual(s.sent, ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '{"n":5}', '{"control":"dropped","dropped":7,"dropped_total":7}']);
+  });
+
+  it('accounts for every record pushed: received plus reported dropped, whatever the pace', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.record({ lines: fc.integer({ min: 0, max: 6 }), upstream: fc.integer({ min: 0, max: 3 }), drain: fc.boolean() }), { maxLength: 25 }),
+        async (capacity, steps) => {
+          const s = fakeSocket();
+          const buffer = new ViewerBuffer(s.sink, capacity, 20);
+          let pushed = 0;
+          let upstream = 0;
+          for (const step of steps) {
+            const lines = Array.from({ length: step.lines }, () => `{"n":${pushed++}}`);
+            upstream += step.upstream;
+            buffer.push(lines, step.upstream);
+            assert.ok(buffer.length <= capacity);
+            await turn();
+            if (step.drain) s.drain();
+          }
+          for (let i = 0; i < 50 && (buffer.length > 0 || s.sent.length === 0); i++) {
+            s.drain();
+            await turn();
+          }
+          s.drain();
+          await turn();
+          s.drain();
+          await turn();
+          const { records, dropped } = read(s.sent);
+          assert.equal(records.length + dropped, pushed + upstream);
+          const numbers = records.map((r) => (JSON.parse(r) as { n: number }).n);
+          assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
