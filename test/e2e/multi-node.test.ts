@@ -18,6 +18,7 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { serverAvailable } from '../support/services.ts';
 import { postgresUrl } from '../support/stores.ts';
+import { connectViewer, sampledIn } from '../support/live-viewer.ts';
 
 const bin = fileURLToPath(new URL('../../bin/logexport.mjs', import.meta.url));
 const ready = (await serverAvailable('PostgreSQL', '127.0.0.1', 5432)) && (await serverAvailable('NATS', '127.0.0.1', 4222));
@@ -127,6 +128,44 @@ describe('three nodes on PostgreSQL and NATS JetStream', { skip: !ready }, () =>
     });
     return { status: res.status, body: (await res.json()) as { result: Record<string, unknown> } };
   }
+
+  it('shows a viewer on one node the live records ingested through the others (NATS core subjects)', async () => {
+    const [a, b, c] = nodes as [Node, Node, Node];
+    const filter = JSON.stringify({ where: { key: 'EdgeResponseStatus', operator: 'geq', value: 500 } });
+    const made = await api(a, 'POST', `/zones/${zoneId}/logexport/edge/jobs`, { fields: 'RayID,EdgeResponseStatus', filter, sample: 2 });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    // The session was made on node a; its viewer connects to node b.
+    const address = new URL(String(made.body.result.destination_conf));
+    address.host = new URL(b.url).host;
+    const viewer = await connectViewer(address.href);
+    try {
+      const post = async (node: Node, events: readonly Record<string, unknown>[]) => {
+        const res = await fetch(`${node.url}/ingest/zones/${zoneId}/http_requests`, { method: 'POST', headers: auth, body: events.map((e) => JSON.stringify(e)).join('\n') });
+        assert.equal(res.status, 200, await res.text());
+      };
+      // Node c learns of the watched session from node b's announcement; until then it has nothing to send.
+      for (let i = 0; viewer.records.length === 0; i++) {
+        assert.ok(i < 100, 'a record ingested on node c reached the viewer on node b');
+        await post(c, [{ RayID: `probe-${i}`, EdgeResponseStatus: 599 }, { RayID: `probe-${i}-b`, EdgeResponseStatus: 599 }]);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      const seen = viewer.records.length;
+      const events = Array.from({ length: 600 }, (_, i) => ({ RayID: `live-${i}`, EdgeResponseStatus: [200, 500, 503, 404][i % 4] ?? 0 }));
+      await post(a, events.slice(0, 200));
+      await post(c, events.slice(200, 400));
+      await post(b, events.slice(400));
+      const expected = events.filter((e) => e.EdgeResponseStatus >= 500 && sampledIn(e.RayID, 2)).map((e) => JSON.stringify(e));
+      await viewer.until(`${expected.length} live records`, () => viewer.records.length - seen >= expected.length, 15_000);
+      await new Promise((r) => setTimeout(r, 500));
+      // Requests to different nodes may interleave on the way; each node's own records keep their order.
+      assert.deepEqual(viewer.records.slice(seen).sort(), [...expected].sort());
+      const listed = await api(c, 'GET', `/zones/${zoneId}/logexport/edge/jobs`);
+      assert.deepEqual((listed.body.result as unknown as { session_id: string }[]).map((s) => s.session_id), [made.body.result.session_id]);
+    } finally {
+      await viewer.close();
+    }
+  });
 
   it('delivers every accepted event once a node is killed mid-run, and reports the duplicate rate', async () => {
     const [a, b, c] = nodes as [Node, Node, Node];
