@@ -1,0 +1,116 @@
+/**
+ * Target 9, Instant Logs: ingest throughput of a node with one export job while one live session watches
+ * the zone with a filter that keeps about 1% of events, against the same node with no session, in the
+ * same run: at least 0.95×. With that session's viewer stalled (it stops reading; its buffer fills and
+ * drops): at least 0.9×. The three phases alternate twice on one node, so the machine's drift over minutes
+ * falls on every phase alike.
+ */
+import { WebSocket } from 'ws';
+import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
+import { makeEventLines } from './records.ts';
+
+/** How the run reports (bench/run.ts's printing and verdicts). */
+export interface TargetReport {
+  readonly seconds: number;
+  /** Settings of the node under test (its workers). */
+  readonly env: Readonly<Record<string, string>>;
+  line(label: string, value: string): void;
+  verdict(target: string, holds: boolean, detail: string): void;
+}
+
+const fields = ['RayID', 'EdgeStartTimestamp', 'ClientIP', 'ClientCountry', 'ClientRequestMethod', 'ClientRequestURI', 'EdgeResponseStatus', 'EdgeResponseBytes', 'RequestHeaders'];
+/** BotScore is uniform over 0–99 in the bench's events: one value is 1%. */
+const onePercent = JSON.stringify({ where: { key: 'BotScore', operator: 'eq', value: 42 } });
+const eventsPerRequest = 2000;
+
+interface Watcher {
+  readonly records: () => number;
+  readonly dropped: () => number;
+  /** A stalled viewer reads again. */
+  resume(): void;
+  close(): void;
+}
+
+/** Makes a session and connects a viewer; a stalled one stops reading from its socket at once. */
+async function watch(node: NodeUnderTest, stalled: boolean): Promise<Watcher> {
+  const made = await node.api('POST', `/zones/${node.zoneId}/logexport/edge/jobs`, { fields: 'RayID,ClientIP,ClientRequestURI,EdgeResponseStatus,BotScore', filter: onePercent, sample: 1 });
+  if (made.status !== 200) throw new Error(`could not make a live session: ${JSON.stringify(made.body)}`);
+  const socket = new WebSocket(String(made.body.result.destination_conf));
+  let records = 0;
+  let dropped = 0;
+  socket.on('message', (data) => {
+    const text = (data as Buffer).toString();
+    if (!text.startsWith('{"control"')) records += 1;
+    else if (text.startsWith('{"control":"dropped"')) dropped = Number((JSON.parse(text) as { dropped_total: number }).dropped_total);
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+  if (stalled) raw.pause();
+  return { records: () => records, dropped: () => dropped, resume: () => raw.resume(), close: () => socket.terminate() };
+}
+
+export async function targetLive(report: TargetReport): Promise<void> {
+  console.log('9. Instant Logs: ingest with one live session keeping ~1% of events (and with its viewer stalled) against none');
+  const lines = makeEventLines(20_000, 9);
+  const shared = Buffer.from(lines.slice(1, eventsPerRequest).join('\n') + '\n');
+  let counter = 0;
+  const body = () => {
+    // One line made unique per request, so no two requests have the same content (ingest stores a repeat once).
+    const unique = (lines[(counter * 7) % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"live${counter++}"`);
+    return Buffer.concat([Buffer.from(unique + '\n'), shared]);
+  };
+  const node = await startNodeUnderTest({ ...report.env });
+  try {
+    await node.api('PUT', `/zones/${node.zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`, {
+      rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [{ name: 'user-agent' }] } }],
+    });
+    await node.createJob('live-bench', { field_names: fields }, '', { max_upload_records: 100_000 });
+    const phaseSeconds = Math.max(3, report.seconds / 3);
+    const rate = async (): Promise<number> => {
+      const until = performance.now() + phaseSeconds * 1000;
+      const start = performance.now();
+      let accepted = 0;
+      await postLoad(node, () => (performance.now() < until ? body() : undefined), 4, (status, events) => {
+        if (status === 200) accepted += events;
+      });
+      return accepted / ((performance.now() - start) / 1000);
+    };
+    // Warm-up: workers compile their plans, the queue file grows.
+    await postLoad(node, () => (counter < 20 ? body() : undefined), 4, () => {});
+    const rates = { none: [] as number[], live: [] as number[], stalled: [] as number[] };
+    let liveRecords = 0;
+    let stalledDropped = 0;
+    for (let round = 0; round < 2; round++) {
+      rates.none.push(await rate());
+      const viewer = await watch(node, false);
+      rates.live.push(await rate());
+      await new Promise((r) => setTimeout(r, 200));
+      liveRecords += viewer.records();
+      viewer.close();
+      const stalled = await watch(node, true);
+      rates.stalled.push(await rate());
+      // The stalled viewer reads again, so its drop count arrives.
+      stalled.resume();
+      await new Promise((r) => setTimeout(r, 1500));
+      stalledDropped += stalled.dropped();
+      stalled.close();
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const none = mean(rates.none);
+    const live = mean(rates.live);
+    const stalled = mean(rates.stalled);
+    report.line('no session', `${Math.round(none)} events/s (${rates.none.map(Math.round).join(', ')})`);
+    report.line('one session keeping ~1%, viewer reading', `${Math.round(live)} events/s (${rates.live.map(Math.round).join(', ')}), ${liveRecords} records shown`);
+    report.line('the same, viewer stalled', `${Math.round(stalled)} events/s (${rates.stalled.map(Math.round).join(', ')})`);
+    report.line('records the stalled viewer was told it lost', `${stalledDropped} (0 when the socket buffers held all it missed)`);
+    const liveRatio = live / none;
+    const stalledRatio = stalled / none;
+    report.verdict('9', liveRatio >= 0.95 && stalledRatio >= 0.9, `with a live session ${liveRatio.toFixed(2)}× (target ≥ 0.95×), with a stalled viewer ${stalledRatio.toFixed(2)}× (target ≥ 0.9×)`);
+  } finally {
+    await node.stop();
+    node.dispose();
+  }
+}
