@@ -269,6 +269,22 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     // The live check settles: the server's verdict, or the dashboard's own when the server has no such check.
     await page.getByText(/The server accepts this filter|the server checks it again when the job is saved/).waitFor();
     await screenshot('08-job-filter', { fullPage: true });
+
+    // Preview: the records of the next seconds that the draft filter keeps, before the job is saved.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText(/Previewing…/).waitFor();
+    const previewEvents = [
+      ...['p1', 'p2', 'p3'].map((id) => ({ RayID: id, EdgeResponseStatus: 503, ClientRequestPath: '/home' })),
+      { RayID: 'p4', EdgeResponseStatus: 200, ClientRequestPath: '/api/cart' },
+      ...['p5', 'p6', 'p7', 'p8', 'p9'].map((id) => ({ RayID: id, EdgeResponseStatus: 200, ClientRequestPath: '/home' })),
+    ];
+    const previewIngest = await t.call('POST', `${t.app.url}/ingest/zones/${zoneId}/http_requests`, { raw: previewEvents.map((e) => JSON.stringify(e)).join('\n') });
+    assert.equal(previewIngest.status, 200, previewIngest.text);
+    await page.getByText('Preview finished. 4 records kept, 5 left out by the filter, of 9 received.').waitFor({ timeout: 20_000 });
+    const previewed = page.getByRole('list', { name: 'Records the filter kept' }).getByRole('listitem');
+    assert.equal(await previewed.count(), 4);
+    assert.match((await previewed.first().textContent()) ?? '', /"RayID":"p4"/);
+    await screenshot('08b-job-filter-preview', { fullPage: true });
     await page.getByRole('button', { name: 'Next' }).click();
 
     // Destination and the ownership challenge, whose token is read from the file the server wrote.
@@ -400,6 +416,55 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     await card.getByRole('button', { name: 'Yes, delete job' }).click();
     await page.getByText('No jobs yet').waitFor();
     assert.equal((await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result.length, 0);
+  });
+
+  it('watches the domain’s requests live in Instant Logs: filter, counts, a row’s full record, Pause and Clear', async () => {
+    await page.getByRole('link', { name: 'Instant Logs' }).click();
+    await page.getByRole('heading', { name: 'Instant Logs' }).waitFor();
+    await page.getByRole('button', { name: 'Add condition', exact: true }).click();
+    await condition('Condition 1').getByLabel('Field').selectOption('EdgeResponseStatus');
+    await condition('Condition 1').getByLabel('Operator').selectOption('geq');
+    await condition('Condition 1').getByLabel('Value').fill('500');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByText('Live: showing requests as they arrive.').waitFor();
+    // The Preview's session may still be listed (a session expires 30 s after its viewer left).
+    const listed: { filter: string | null }[] = (await api('GET', `/zones/${zoneId}/logexport/edge/jobs`)).body.result;
+    const liveFilter = JSON.stringify({ where: { and: [{ key: 'EdgeResponseStatus', operator: 'geq', value: 500 }] } });
+    assert.equal(listed.filter((s) => s.filter === liveFilter).length, 1);
+
+    const send = async (events: readonly Record<string, unknown>[]) => {
+      const res = await t.call('POST', `${t.app.url}/ingest/zones/${zoneId}/http_requests`, { raw: events.map((e) => JSON.stringify(e)).join('\n') });
+      assert.equal(res.status, 200, res.text);
+    };
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      RayID: `live${i}`,
+      ClientIP: `198.51.100.${i}`,
+      ClientRequestHost: 'example.com',
+      ClientRequestMethod: 'GET',
+      ClientRequestURI: `/api/orders/${i}`,
+      EdgeResponseStatus: i % 5 < 2 ? 502 : 200,
+      EdgeResponseBytes: 1000 + i,
+      EdgeStartTimestamp: Date.now() * 1_000_000,
+    }));
+    await send(events);
+    const counter = (name: string) => page.locator(`[data-counter="${name}"]`);
+    await counter('received').filter({ hasText: /^4$/ }).waitFor();
+    await counter('filtered').filter({ hasText: /^6$/ }).waitFor();
+    assert.equal(await counter('dropped').textContent(), '0');
+    assert.equal(await page.locator('.live-table tbody tr').count(), 4);
+    await page.getByRole('button', { name: 'Show record 4' }).click();
+    const detail = page.getByRole('region', { name: 'Record 4' });
+    assert.match((await detail.locator('pre').textContent()) ?? '', /"EdgeResponseStatus":502,"EdgeStartTimestamp":\d{19},"RayID":"live6"/);
+    await screenshot('14-instant-logs', { fullPage: true });
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused.').waitFor();
+    await send(events.map((e) => ({ ...e, RayID: `after-${String(e.RayID)}` })));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await counter('received').textContent(), '4');
+    await page.getByRole('button', { name: 'Clear' }).click();
+    assert.equal(await counter('received').textContent(), '0');
+    assert.equal(await page.locator('.live-table tbody tr').count(), 0);
   });
 
   it('signs out, after which the session no longer works', async () => {

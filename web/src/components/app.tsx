@@ -5,6 +5,7 @@ import type { Zone } from '../api/zone.ts';
 import { parseRoute, routePath, type Route } from '../model/route.ts';
 import { CustomFieldsPage } from './custom-fields-page.tsx';
 import { JobWizard } from './job-wizard.tsx';
+import { InstantLogsPage } from './instant-logs-page.tsx';
 import { JobsPage } from './jobs-page.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 import { TopBar } from './top-bar.tsx';
@@ -74,6 +75,7 @@ export function App() {
       zones: 'Domains',
       customFields: 'Custom Fields',
       jobs: 'Log export jobs',
+      instantLogs: 'Instant Logs',
       newJob: 'Add job',
       editJob: 'Edit job',
     };
@@ -111,6 +113,7 @@ export function App() {
           <ZoneSection zone={zone} route={route} navigate={navigate}>
             {route.kind === 'customFields' && <CustomFieldsPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'jobs' && <JobsPage key={zone.id} api={api} zone={zone} navigate={navigate} />}
+            {route.kind === 'instantLogs' && <InstantLogsPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'newJob' && <JobWizard key={`new-${zone.id}`} api={api} zone={zone} jobId={undefined} navigate={navigate} />}
             {route.kind === 'editJob' && <JobWizard key={`edit-${zone.id}-${route.jobId}`} api={api} zone={zone} jobId={route.jobId} navigate={navigate} />}
           </ZoneSection>

@@ -7,6 +7,7 @@ import type { JobDraft } from '../model/job-draft.ts';
 import type { WizardErrors } from '../model/wizard-step.ts';
 import { FieldError } from './field-error.tsx';
 import { FilterGroupEditor, type FilterEdits } from './filter-group-editor.tsx';
+import { FilterPreview } from './filter-preview.tsx';
 
 const liveCheckDelayMs = 400;
 
@@ -93,6 +94,7 @@ export function FilterStep(props: {
         </p>
         <FieldError id="filter-json-error" message={serverMessage} />
       </div>
+      <FilterPreview api={props.api} zoneId={props.zoneId} fieldNames={props.draft.fieldNames} filter={check.filter} ready={localOk && verdict?.kind !== 'invalid'} />
     </>
   );
 }

@@ -8,10 +8,11 @@ export type Route =
   | { readonly kind: 'zones' }
   | { readonly kind: 'customFields'; readonly zoneId: string }
   | { readonly kind: 'jobs'; readonly zoneId: string }
+  | { readonly kind: 'instantLogs'; readonly zoneId: string }
   | { readonly kind: 'newJob'; readonly zoneId: string }
   | { readonly kind: 'editJob'; readonly zoneId: string; readonly jobId: number };
 
-const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs)(?:\/(new|[1-9]\d{0,15})(\/edit)?)?)?\/?$/;
+const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs|instant-logs)(?:\/(new|[1-9]\d{0,15})(\/edit)?)?)?\/?$/;
 
 /** The screen a URL path shows; unknown paths show the zone list. */
 export function parseRoute(pathname: string): Route {
@@ -19,6 +20,7 @@ export function parseRoute(pathname: string): Route {
   if (m === null) return { kind: 'zones' };
   const [, zoneId = '', section, job, edit] = m;
   if (section === undefined || section === 'custom-fields') return job === undefined ? { kind: 'customFields', zoneId } : { kind: 'zones' };
+  if (section === 'instant-logs') return job === undefined ? { kind: 'instantLogs', zoneId } : { kind: 'zones' };
   if (job === undefined) return { kind: 'jobs', zoneId };
   if (job === 'new') return edit === undefined ? { kind: 'newJob', zoneId } : { kind: 'zones' };
   return edit === undefined ? { kind: 'jobs', zoneId } : { kind: 'editJob', zoneId, jobId: Number(job) };
@@ -33,6 +35,8 @@ export function routePath(route: Route): string {
       return `/zones/${route.zoneId}/custom-fields`;
     case 'jobs':
       return `/zones/${route.zoneId}/jobs`;
+    case 'instantLogs':
+      return `/zones/${route.zoneId}/instant-logs`;
     case 'newJob':
       return `/zones/${route.zoneId}/jobs/new`;
     case 'editJob':
