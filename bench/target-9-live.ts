@@ -2,8 +2,9 @@
  * Target 9, Instant Logs: ingest throughput of a node with one export job while one live session watches
  * the zone with a filter that keeps about 1% of events, against the same node with no session, in the
  * same run: at least 0.95×. With that session's viewer stalled (it stops reading; its buffer fills and
- * drops): at least 0.9×. The three phases alternate twice on one node, so the machine's drift over minutes
- * falls on every phase alike.
+ * drops): at least 0.9×. The three phases alternate five times on one node and each ratio is the median of
+ * the rounds' ratios, so the machine's drift over minutes, and a burst of other work during one phase,
+ * weigh on no phase more than another.
  */
 import { WebSocket } from 'ws';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
@@ -68,7 +69,8 @@ export async function targetLive(report: TargetReport): Promise<void> {
       rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [{ name: 'user-agent' }] } }],
     });
     await node.createJob('live-bench', { field_names: fields }, '', { max_upload_records: 100_000 });
-    const phaseSeconds = Math.max(3, report.seconds / 3);
+    const rounds = 5;
+    const phaseSeconds = Math.max(2, report.seconds / rounds);
     const rate = async (): Promise<number> => {
       const until = performance.now() + phaseSeconds * 1000;
       const start = performance.now();
@@ -83,7 +85,7 @@ export async function targetLive(report: TargetReport): Promise<void> {
     const rates = { none: [] as number[], live: [] as number[], stalled: [] as number[] };
     let liveRecords = 0;
     let stalledDropped = 0;
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < rounds; round++) {
       rates.none.push(await rate());
       const viewer = await watch(node, false);
       rates.live.push(await rate());
@@ -98,17 +100,16 @@ export async function targetLive(report: TargetReport): Promise<void> {
       stalledDropped += stalled.dropped();
       stalled.close();
     }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const none = mean(rates.none);
-    const live = mean(rates.live);
-    const stalled = mean(rates.stalled);
-    report.line('no session', `${Math.round(none)} events/s (${rates.none.map(Math.round).join(', ')})`);
-    report.line('one session keeping ~1%, viewer reading', `${Math.round(live)} events/s (${rates.live.map(Math.round).join(', ')}), ${liveRecords} records shown`);
-    report.line('the same, viewer stalled', `${Math.round(stalled)} events/s (${rates.stalled.map(Math.round).join(', ')})`);
+    const rows = (xs: number[]) => `${Math.round(mean(xs))} events/s on average (${xs.map(Math.round).join(', ')})`;
+    report.line('no session', rows(rates.none));
+    report.line('one session keeping ~1%, viewer reading', `${rows(rates.live)}, ${liveRecords} records shown`);
+    report.line('the same, viewer stalled', rows(rates.stalled));
     report.line('records the stalled viewer was told it lost', `${stalledDropped} (0 when the socket buffers held all it missed)`);
-    const liveRatio = live / none;
-    const stalledRatio = stalled / none;
-    report.verdict('9', liveRatio >= 0.95 && stalledRatio >= 0.9, `with a live session ${liveRatio.toFixed(2)}× (target ≥ 0.95×), with a stalled viewer ${stalledRatio.toFixed(2)}× (target ≥ 0.9×)`);
+    const liveRatio = median(rates.live.map((r, i) => r / (rates.none[i] ?? r)));
+    const stalledRatio = median(rates.stalled.map((r, i) => r / (rates.none[i] ?? r)));
+    report.verdict('9', liveRatio >= 0.95 && stalledRatio >= 0.9, `median of the rounds: with a live session ${liveRatio.toFixed(2)}× (target ≥ 0.95×), with a stalled viewer ${stalledRatio.toFixed(2)}× (target ≥ 0.9×)`);
   } finally {
     await node.stop();
     node.dispose();

@@ -13,6 +13,32 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import type { LiveTapOutput } from '../ingest/live-tap.ts';
 import type { LiveAnnouncement, LiveBus, LiveBusHandlers } from './live-bus.ts';
 
+/** NATS refuses messages over the server's max_payload (1 MiB by default); larger batches are split below it. */
+const defaultMaxPayload = 1024 * 1024;
+/** Problems are reported at most this often (a NATS outage would otherwise report once per request). */
+const reportEveryMs = 60_000;
+
+/**
+ * Splits what one request kept into messages of at most `maxBytes` of JSON: first by session, then a
+ * session's records in halves (the counts go with the first half, so they are counted once).
+ */
+export function splitLiveOutputs(outputs: readonly LiveTapOutput[], maxBytes: number): string[] {
+  const text = JSON.stringify(outputs);
+  if (Buffer.byteLength(text) <= maxBytes) return [text];
+  if (outputs.length > 1) {
+    const half = Math.ceil(outputs.length / 2);
+    return [...splitLiveOutputs(outputs.slice(0, half), maxBytes), ...splitLiveOutputs(outputs.slice(half), maxBytes)];
+  }
+  const only = outputs[0];
+  // A single record over the limit cannot be split: it is counted as dropped instead.
+  if (only === undefined || only.lines.length <= 1) return only === undefined ? [] : [JSON.stringify([{ ...only, lines: [], overflow: only.overflow + only.lines.length }])];
+  const half = Math.ceil(only.lines.length / 2);
+  return [
+    ...splitLiveOutputs([{ ...only, lines: only.lines.slice(0, half) }], maxBytes),
+    ...splitLiveOutputs([{ ...only, lines: only.lines.slice(half), events: 0, filteredOut: 0, sampledOut: 0, overflow: 0 }], maxBytes),
+  ];
+}
+
 /** The subject prefix of a deployment whose JetStream stream is `stream`. */
 export function liveSubjectPrefix(stream: string): string {
   return `logexport.live.${stream.toLowerCase()}`;
@@ -26,12 +52,19 @@ export class NatsLiveBus implements LiveBus {
   private readonly onError: (error: unknown) => void;
   private nc: NatsConnection | undefined;
   private readonly zones = new Map<string, Subscription>();
+  private lastReport = 0;
 
   constructor(options: { servers: readonly string[]; prefix: string; name: string; onError: (error: unknown) => void }) {
     this.servers = options.servers;
     this.prefix = options.prefix;
     this.name = options.name;
-    this.onError = options.onError;
+    const report = options.onError;
+    this.onError = (error) => {
+      const now = Date.now();
+      if (now - this.lastReport < reportEveryMs) return;
+      this.lastReport = now;
+      report(error);
+    };
   }
 
   async start(handlers: LiveBusHandlers): Promise<void> {
@@ -56,8 +89,11 @@ export class NatsLiveBus implements LiveBus {
   private handlers: LiveBusHandlers | undefined;
 
   publishRecords(zoneId: string, outputs: readonly LiveTapOutput[]): void {
+    const nc = this.nc;
+    if (nc === undefined) return;
     try {
-      this.nc?.publish(`${this.prefix}.records.${zoneId}`, JSON.stringify(outputs));
+      const maxBytes = (nc.info?.max_payload ?? defaultMaxPayload) - 4096;
+      for (const message of splitLiveOutputs(outputs, maxBytes)) nc.publish(`${this.prefix}.records.${zoneId}`, message);
     } catch (error) {
       // A closed or reconnecting connection: live records are best effort, ingest goes on.
       this.onError(error);

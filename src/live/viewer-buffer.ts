@@ -12,6 +12,8 @@ export interface ViewerSink {
   send(text: string, done: (error?: Error) => void): void;
   /** Bytes accepted by `send` and not yet handed to the operating system. */
   bufferedAmount(): number;
+  /** Runs `sends` so that what it sends reaches the operating system in one write (a socket's cork). */
+  batch?(sends: () => void): void;
 }
 
 /** What a viewer has been told and what it lost, for its stats message. */
@@ -96,8 +98,13 @@ export class ViewerBuffer {
     });
   }
 
-  /** Writes waiting records while the socket has room. */
+  /** Writes waiting records while the socket has room, in one write to the operating system where it can. */
   pump(): void {
+    if (this.sink.batch === undefined) this.pumpNow();
+    else this.sink.batch(() => this.pumpNow());
+  }
+
+  private pumpNow(): void {
     while (!this.closed && this.head < this.entries.length && this.sink.bufferedAmount() < this.highWaterBytes) {
       const entry = this.entries[this.head] as Entry;
       this.head += 1;

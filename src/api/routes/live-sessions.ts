@@ -103,31 +103,41 @@ export function liveStreamRoutes(app: FastifyInstance, deps: ApiDeps): void {
     await sessionOf(request);
   };
   app.get(liveStreamPath, { websocket: true, preValidation }, (socket: WebSocket, request: FastifyRequest) => {
-      const session = deps.live.find((request.params as { session_id?: string }).session_id ?? '');
-      if (session === undefined) {
-        socket.close(4404, 'the session expired');
+    const session = deps.live.find((request.params as { session_id?: string }).session_id ?? '');
+    if (session === undefined) {
+      socket.close(4404, 'the session expired');
+      return;
+    }
+    // The upgraded connection's own socket: corked around a burst of records, they leave in one write.
+    const raw = request.raw.socket;
+    const viewer = deps.live.attach(session, {
+      send: (text, done) => socket.send(text, done),
+      bufferedAmount: () => socket.bufferedAmount,
+      batch: (sends) => {
+        raw.cork();
+        try {
+          sends();
+        } finally {
+          raw.uncork();
+        }
+      },
+      close: (code, reason) => socket.close(code, reason),
+    });
+    let alive = true;
+    const ping = setInterval(() => {
+      if (!alive) {
+        socket.terminate();
         return;
       }
-      const viewer = deps.live.attach(session, {
-        send: (text, done) => socket.send(text, done),
-        bufferedAmount: () => socket.bufferedAmount,
-        close: (code, reason) => socket.close(code, reason),
-      });
-      let alive = true;
-      const ping = setInterval(() => {
-        if (!alive) {
-          socket.terminate();
-          return;
-        }
-        alive = false;
-        socket.ping();
-      }, pingEveryMs);
-      ping.unref();
-      socket.on('pong', () => (alive = true));
-      socket.on('close', () => {
-        clearInterval(ping);
-        deps.live.detach(viewer);
-      });
-      socket.on('error', () => socket.terminate());
+      alive = false;
+      socket.ping();
+    }, pingEveryMs);
+    ping.unref();
+    socket.on('pong', () => (alive = true));
+    socket.on('close', () => {
+      clearInterval(ping);
+      deps.live.detach(viewer);
+    });
+    socket.on('error', () => socket.terminate());
   });
 }
