@@ -117,6 +117,22 @@ describe('Instant Logs on one node', () => {
     }
   });
 
+  it('gives each of several viewers of one session every record', async () => {
+    const session = await makeSession(h, { fields: 'RayID', sample: 1 });
+    const first = await connectViewer(session.destination_conf);
+    const second = await connectViewer(session.destination_conf);
+    try {
+      await ingest(h, rayIds('both-', 0, 30).map((id) => event(id)));
+      await settle(first, 30, 30);
+      await settle(second, 30, 30);
+      assert.deepEqual(first.records, second.records);
+      assert.equal(first.records.length, 30);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('captures custom fields in what a viewer sees', async () => {
     const put = await h.t.call('PUT', `/zones/${h.zone}/rulesets/phases/http_log_custom_fields/entrypoint`, {
       body: { rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [{ name: 'x-live' }] } }] },
