@@ -11,6 +11,7 @@ import type { JobLifecycle } from './api/request-context.ts';
 import { buildServer } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import type { Logger } from './core/logger.ts';
 import { ConfigWatcher } from './store/config-watcher.ts';
 import { CounterRegistry } from './delivery/counter-registry.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './delivery/deliver-with-retry.ts';
@@ -19,6 +20,7 @@ import { IngestWorkers } from './ingest/workers/ingest-workers.ts';
 import { consumerNameOf, streamOf } from './delivery/job-runner.ts';
 import { Supervisor } from './delivery/supervisor.ts';
 import { ZoneSnapshots } from './ingest/zone-snapshots.ts';
+import { ZoneDirectory } from './sources/zone-directory.ts';
 import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
@@ -118,6 +120,14 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       },
     };
 
+    // Routing by host for the sources: read before the server answers, stopped after it closes. Its log
+    // lines go to the server's logger, which exists once the server is built.
+    const directoryLog: Logger = {
+      info: (obj, msg) => logRef.current?.info(obj, msg),
+      warn: (obj, msg) => logRef.current?.warn(obj, msg),
+      error: (obj, msg) => logRef.current?.error(obj, msg),
+    };
+    const zoneDirectory = new ZoneDirectory(store, directoryLog);
     const server = buildServer({
       config,
       store,
@@ -126,6 +136,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       changes: { zoneChanged },
       jobs,
       dashboardDir,
+      zoneDirectory,
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
     });
     const log = server.log;
@@ -153,6 +164,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
 
+    await zoneDirectory.start();
+    closers.push(() => zoneDirectory.stop());
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -9,6 +9,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
+import type { ZoneDirectory } from '../sources/zone-directory.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -58,6 +59,8 @@ export interface ApiDeps {
   readonly changes: ConfigChangeListener;
   readonly jobs: JobLifecycle;
   readonly dataPlane: DataPlaneApi;
+  /** Every zone by name, for the sources that route events by host (the host-routed OTLP endpoint). */
+  readonly zoneDirectory: ZoneDirectory;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
 }

@@ -13,6 +13,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { otlpIngestRoutes } from './routes/otlp-ingest.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
@@ -94,7 +95,11 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     },
     { prefix: '/client/v4' },
   );
-  void app.register(async (ingest) => ingestRoutes(ingest, deps));
+  void app.register(async (ingest) => {
+    ingestRoutes(ingest, deps);
+    // A scope of its own for its OTLP error answers, inside ingest's for its body limit and back-pressure.
+    await ingest.register(async (otlp) => otlpIngestRoutes(otlp, deps));
+  });
   metricsRoutes(app, deps);
   dashboardRoutes(app, deps.dashboardDir);
   return app;

@@ -31,6 +31,8 @@ export const errorCatalogue = {
   signInFailed: { code: 10401, status: 401, message: 'Incorrect e-mail or password' },
   csrfRejected: { code: 10403, status: 403, message: 'Missing or invalid CSRF token' },
   internal: { code: 10500, status: 500, message: 'internal error' },
+  // OpenTelemetry logs in (OTLP/HTTP)
+  otlpUndecodable: { code: 12001, status: 400, message: 'The body is not an OTLP ExportLogsServiceRequest' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

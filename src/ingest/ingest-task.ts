@@ -15,7 +15,7 @@ import type { ChunkInput } from '../queue/queue.ts';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
-import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
+import { processIngestText, type BadLines, type IngestPlan, type PreparedJob, type SkippedLines } from './ingest-processor.ts';
 import { compileJobPlan } from './job-plan.ts';
 
 /** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset, and the node's settings. */
@@ -39,6 +39,8 @@ export interface IngestTask {
   readonly encoding: 'identity' | 'gzip';
   /** Largest body after decompression. */
   readonly limitBytes: number;
+  /** What a bad line does (HTTP ingest refuses the request; absent means `refuse`). */
+  readonly badLines?: BadLines;
   /** Identifies `plan`; the same key always means the same plan. */
   readonly planKey: string;
   readonly plan: PlanSource;
@@ -46,7 +48,7 @@ export interface IngestTask {
 
 /** What processing answered: the chunks to queue, or the error to answer with. */
 export type TaskResult =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string }
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string; readonly skipped?: SkippedLines }
   | { readonly ok: false; readonly kind: ErrorKind; readonly details: readonly ErrorDetail[] };
 
 /** Compiled plans by key, and parsers by dataset; one per thread. */
@@ -115,9 +117,10 @@ export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
   }
   const text = decodeUtf8(raw);
   if (text === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
-  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan));
+  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan), task.badLines);
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   // Identifies the request's content, so a retried request is stored once where the queue can tell.
   const dedupeKey = createHash('sha256').update(raw).digest('hex');
-  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey };
+  const result = { ok: true as const, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey };
+  return outcome.skipped === undefined ? result : { ...result, skipped: outcome.skipped };
 }

@@ -7,6 +7,7 @@
 import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventQueue } from '../queue/queue.ts';
+import type { BadLines, SkippedLines } from './ingest-processor.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -24,6 +25,14 @@ export interface IngestBody {
   readonly encoding: 'identity' | 'gzip';
   /** Largest body after decompression. */
   readonly limitBytes: number;
+  /** What a bad line does: `refuse` the request whole (the default, HTTP ingest) or `skip` it and report it. */
+  readonly badLines?: BadLines;
+}
+
+/** What ingest did with a request: how many events it queued, and (with `badLines: 'skip'`) which lines it left out. */
+export interface IngestResult {
+  readonly accepted: number;
+  readonly skipped?: SkippedLines;
 }
 
 export class Ingestor {
@@ -57,8 +66,18 @@ export class Ingestor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Counts events a source acknowledged without queueing them, by reason (`unknown_host`: no zone for the
+   * event's host). `zoneId` is empty when the events belong to no zone.
+   */
+  countDropped(zoneId: string, reason: string, events: number): void {
+    if (events <= 0) return;
+    const counters = this.countersOf(zoneId);
+    counters.dropped[reason] = (counters.dropped[reason] ?? 0) + events;
+  }
+
   /** Checks, prepares and queues the events of one request; resolves once they are durable. */
-  async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
+  async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
     this.inFlight += 1;
     try {
       return await this.ingestNow(zoneId, dataset, body);
@@ -68,7 +87,7 @@ export class Ingestor {
     }
   }
 
-  private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
+  private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
     const counters = this.countersOf(zoneId);
     counters.requests += 1;
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
@@ -77,6 +96,7 @@ export class Ingestor {
       body: body.bytes,
       encoding: body.encoding,
       limitBytes: body.limitBytes,
+      ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
       planKey: snapshot.planKey,
       plan: snapshot.plan,
     });
@@ -84,10 +104,13 @@ export class Ingestor {
       counters.rejected_requests += 1;
       throw new AppError(result.kind, result.details);
     }
+    const answer: IngestResult = result.skipped === undefined ? { accepted: result.accepted } : { accepted: result.accepted, skipped: result.skipped };
     if (snapshot.plan.jobs.length === 0) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
-      return { accepted: result.accepted };
+      return answer;
     }
+    // Every line was skipped: nothing to queue.
+    if (result.accepted === 0) return answer;
     try {
       await this.queue.append({ zoneId, dataset: dataset.id }, result.chunks, result.dedupeKey);
     } catch (error) {
@@ -97,6 +120,6 @@ export class Ingestor {
       throw new AppError('queueUnavailable', undefined, 5);
     }
     counters.accepted_events += result.accepted;
-    return { accepted: result.accepted };
+    return answer;
   }
 }
