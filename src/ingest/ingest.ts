@@ -8,6 +8,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { BadLines, SkippedLines } from './ingest-processor.ts';
+import type { BodyFormat, OtlpTaskOutput, PlanSource } from './ingest-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -27,13 +28,20 @@ export interface IngestBody {
   readonly limitBytes: number;
   /** What a bad line does: `refuse` the request whole (the default, HTTP ingest) or `skip` it and report it. */
   readonly badLines?: BadLines;
+  /** NDJSON unless said otherwise (an OTLP request's records are mapped to events first; their bad ones skipped). */
+  readonly format?: BodyFormat;
 }
 
 /** What ingest did with a request: how many events it queued, and (with `badLines: 'skip'`) which lines it left out. */
 export interface IngestResult {
   readonly accepted: number;
   readonly skipped?: SkippedLines;
+  /** For an OTLP request: its records, and those rejected. */
+  readonly otlp?: OtlpTaskOutput;
 }
+
+/** The plan of a task that only splits an OTLP request by host: never compiled, as nothing is processed. */
+const splitPlan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: { maxOperators: 0, maxBytes: 0 }, gzipLevel: 0 } };
 
 export class Ingestor {
   private readonly queue: EventQueue;
@@ -78,9 +86,34 @@ export class Ingestor {
 
   /** Checks, prepares and queues the events of one request; resolves once they are durable. */
   async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
+    return this.tracked(() => this.ingestNow(zoneId, dataset, body));
+  }
+
+  /**
+   * Decodes an OTLP request and maps its records to lines grouped by host, on a worker, without processing
+   * them: the caller routes each group to its zone and ingests it as NDJSON with bad lines skipped.
+   */
+  async splitOtlp(dataset: Dataset, body: IngestBody & { readonly format: BodyFormat & { readonly kind: 'otlp' } }): Promise<OtlpTaskOutput> {
+    return this.tracked(async () => {
+      const result = await this.workers.run({
+        dataset: dataset.id,
+        body: body.bytes,
+        encoding: body.encoding,
+        limitBytes: body.limitBytes,
+        format: { ...body.format, splitByHost: true },
+        planKey: '',
+        plan: splitPlan,
+      });
+      if (!result.ok) throw new AppError(result.kind, result.details);
+      return result.otlp ?? { total: 0, rejections: { count: 0, first: [] }, groups: [] };
+    });
+  }
+
+  /** Runs `work` counted as in flight, so stopping waits for it. */
+  private async tracked<T>(work: () => Promise<T>): Promise<T> {
     this.inFlight += 1;
     try {
-      return await this.ingestNow(zoneId, dataset, body);
+      return await work();
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
@@ -97,6 +130,7 @@ export class Ingestor {
       encoding: body.encoding,
       limitBytes: body.limitBytes,
       ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
+      ...(body.format === undefined ? {} : { format: body.format }),
       planKey: snapshot.planKey,
       plan: snapshot.plan,
     });
@@ -104,7 +138,11 @@ export class Ingestor {
       counters.rejected_requests += 1;
       throw new AppError(result.kind, result.details);
     }
-    const answer: IngestResult = result.skipped === undefined ? { accepted: result.accepted } : { accepted: result.accepted, skipped: result.skipped };
+    const answer: IngestResult = {
+      accepted: result.accepted,
+      ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
+      ...(result.otlp === undefined ? {} : { otlp: result.otlp }),
+    };
     if (snapshot.plan.jobs.length === 0) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
       return answer;

@@ -1,42 +1,11 @@
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
-import type { Result } from '../../core/result.ts';
-import { decodeOtlpJson } from '../../sources/otlp/decode-otlp-json.ts';
-import { decodeOtlpProtobuf } from '../../sources/otlp/decode-otlp-protobuf.ts';
 import { ingestOtlpLogs, type OtlpTarget } from '../../sources/otlp/ingest-otlp-logs.ts';
-import { exportResponseBody, otlpEncodingOf, type OtlpEncoding } from '../../sources/otlp/otlp-answer.ts';
-import type { OtlpLogRecord } from '../../sources/otlp/otlp-logs.ts';
+import { exportResponseBody, otlpEncodingOf } from '../../sources/otlp/otlp-answer.ts';
 import { authenticate, authorizeZone } from '../auth.ts';
 import { handleOtlpError } from '../error-handler.ts';
 import { contentEncodingOf, pathId } from '../request-input.ts';
 import type { ApiDeps } from '../request-context.ts';
-
-const gunzip = promisify(zlib.gunzip);
-
-/** The body as sent, decompressed when gzip, within the limit. */
-async function bodyBytesOf(request: FastifyRequest, limit: number): Promise<Buffer> {
-  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  if (contentEncodingOf(request.headers) === 'identity') return body;
-  try {
-    return await gunzip(body, { maxOutputLength: limit });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw new AppError('payloadTooLarge', `The decompressed body is over the ${limit}-byte limit`);
-    }
-    throw new AppError('otlpUndecodable', 'The body is not valid gzip');
-  }
-}
-
-function decode(encoding: OtlpEncoding, bytes: Buffer): Result<readonly OtlpLogRecord[], string> {
-  switch (encoding) {
-    case 'protobuf':
-      return decodeOtlpProtobuf(bytes);
-    case 'json':
-      return decodeOtlpJson(bytes.toString('utf8'));
-  }
-}
 
 /**
  * OTLP/HTTP logs in (docs/sources.md): `POST /ingest/otlp/v1/logs` routes each record to its zone by host,
@@ -55,9 +24,9 @@ export function otlpIngestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }
     const principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
     const where = await target(principal);
-    const decoded = decode(encoding, await bodyBytesOf(request, limit));
-    if (!decoded.ok) throw new AppError('otlpUndecodable', decoded.error);
-    const outcome = await ingestOtlpLogs(decoded.value, where, deps.dataPlane.ingestor);
+    const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const body = { bytes, encoding: contentEncodingOf(request.headers), limitBytes: limit };
+    const outcome = await ingestOtlpLogs(body, encoding, where, deps.dataPlane.ingestor);
     return exportResponseBody(encoding, outcome.rejected, outcome.errorMessage);
   };
 

@@ -1,14 +1,14 @@
 /**
- * The OTLP source: decoded log records → mapped to ingest lines (map-log-record.ts) → grouped by zone (the
- * zone of the path, or each record's zone by host) → each zone's lines through the same ingest as HTTP
- * ingest (checks, capture, jobs, queue, durable before the answer), with bad lines skipped rather than
- * refusing the request: OTLP answers per record, as `partial_success`.
+ * The OTLP source: a request's log records → decoded and mapped to ingest lines (otlp-lines.ts, on an
+ * ingest worker) → to the zone of the path, or each record to its zone by host → each zone's lines through
+ * the same ingest as HTTP ingest (checks, capture, jobs, queue, durable before the answer), with bad lines
+ * skipped rather than refusing the request: OTLP answers per record, as `partial_success`.
  */
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
-import type { Ingestor } from '../../ingest/ingest.ts';
+import type { IngestBody, Ingestor } from '../../ingest/ingest.ts';
 import type { Zone } from '../../store/store.ts';
-import { mapLogRecord } from './map-log-record.ts';
-import type { OtlpLogRecord } from './otlp-logs.ts';
+import type { OtlpEncoding } from './otlp-answer.ts';
+import { joinGroups, mergeRejections, rejectionMessage, rejectionsOf, skippedRejections, type OtlpHostGroup, type OtlpRejection, type OtlpRejections } from './otlp-lines.ts';
 
 /** Where a request's records go. */
 export type OtlpTarget =
@@ -21,86 +21,62 @@ export type OtlpTarget =
       readonly mayIngest: (zone: Zone) => Promise<boolean>;
     };
 
-/** What happened to a request's records: counts, and the reasons of the first rejections in one sentence. */
+/** What happened to a request's records: how many were accepted and rejected, and why in one sentence. */
 export interface OtlpIngestOutcome {
   readonly accepted: number;
   readonly rejected: number;
   readonly errorMessage: string;
 }
 
-/** How many rejection reasons the answer names before it only counts. */
-const namedRejections = 5;
+/** Ingests the records of one request; resolves once the accepted ones are durable. */
+export async function ingestOtlpLogs(body: IngestBody, encoding: OtlpEncoding, target: OtlpTarget, ingestor: Ingestor): Promise<OtlpIngestOutcome> {
+  if (target.kind === 'zone') {
+    const result = await ingestor.ingest(target.zone.id, httpRequests, { ...body, format: { kind: 'otlp', encoding, splitByHost: false } });
+    const rejections = result.otlp?.rejections ?? { count: 0, first: [] };
+    return { accepted: result.accepted, rejected: rejections.count, errorMessage: rejectionMessage(rejections, result.otlp?.total ?? 0) };
+  }
 
-interface ZoneGroup {
-  readonly zone: Zone;
-  readonly lines: string[];
-  /** Index in the request of each line's record. */
-  readonly records: number[];
-}
-
-/** Maps, routes and ingests the records of one request; resolves once the accepted ones are durable. */
-export async function ingestOtlpLogs(records: readonly OtlpLogRecord[], target: OtlpTarget, ingestor: Ingestor): Promise<OtlpIngestOutcome> {
-  const rejections: { readonly record: number; readonly reason: string }[] = [];
-  const groups = new Map<string, ZoneGroup>();
+  const split = await ingestor.splitOtlp(httpRequests, { ...body, format: { kind: 'otlp', encoding, splitByHost: true } });
+  const routed = new Map<string, { readonly zone: Zone; readonly groups: OtlpHostGroup[] }>();
   const allowed = new Map<string, boolean>();
+  const refused: OtlpRejection[] = [];
+  let refusedCount = 0;
   let unknownHosts = 0;
-  for (let i = 0; i < records.length; i++) {
-    const mapped = mapLogRecord(records[i] as OtlpLogRecord);
-    if (mapped.kind === 'rejected') {
-      rejections.push({ record: i, reason: mapped.reason });
+  const refuse = (group: OtlpHostGroup, reason: string) => {
+    refusedCount += group.records.length;
+    for (const record of group.records.slice(0, 5)) refused.push({ record, reason });
+  };
+  for (const group of split.groups ?? []) {
+    const zone = group.host === undefined ? undefined : target.zoneForHost(group.host);
+    if (zone === undefined) {
+      unknownHosts += group.records.length;
+      refuse(group, group.host === undefined ? 'it names no host to route it by (server.address, url.full or a Host header)' : `no zone serves the host ${JSON.stringify(group.host)}`);
       continue;
     }
-    let zone: Zone;
-    if (target.kind === 'zone') zone = target.zone;
-    else {
-      const found = mapped.host === undefined ? undefined : target.zoneForHost(mapped.host);
-      if (found === undefined) {
-        unknownHosts += 1;
-        rejections.push({ record: i, reason: mapped.host === undefined ? 'it names no host to route it by (server.address, url.full or a Host header)' : `no zone serves the host ${JSON.stringify(mapped.host)}` });
-        continue;
-      }
-      let may = allowed.get(found.id);
-      if (may === undefined) {
-        may = await target.mayIngest(found);
-        allowed.set(found.id, may);
-      }
-      if (!may) {
-        rejections.push({ record: i, reason: `the credentials may not ingest for the zone of the host ${JSON.stringify(mapped.host)}` });
-        continue;
-      }
-      zone = found;
+    let may = allowed.get(zone.id);
+    if (may === undefined) {
+      may = await target.mayIngest(zone);
+      allowed.set(zone.id, may);
     }
-    let group = groups.get(zone.id);
-    if (group === undefined) {
-      group = { zone, lines: [], records: [] };
-      groups.set(zone.id, group);
+    if (!may) {
+      refuse(group, `the credentials may not ingest for the zone of the host ${JSON.stringify(group.host)}`);
+      continue;
     }
-    group.lines.push(mapped.line);
-    group.records.push(i);
+    const entry = routed.get(zone.id) ?? { zone, groups: [] };
+    entry.groups.push(group);
+    routed.set(zone.id, entry);
   }
   ingestor.countDropped('', 'unknown_host', unknownHosts);
 
   let accepted = 0;
-  for (const group of groups.values()) {
-    const text = Buffer.from(group.lines.join('\n'), 'utf8');
-    const result = await ingestor.ingest(group.zone.id, httpRequests, { bytes: text, encoding: 'identity', limitBytes: text.length, badLines: 'skip' });
+  const lists: OtlpRejections[] = [split.rejections, { count: refusedCount, first: rejectionsOf(refused).first }];
+  for (const { zone, groups } of routed.values()) {
+    const joined = joinGroups(groups);
+    const text = Buffer.from(joined.text, 'utf8');
+    const result = await ingestor.ingest(zone.id, httpRequests, { bytes: text, encoding: 'identity', limitBytes: text.length, badLines: 'skip' });
     accepted += result.accepted;
-    const skipped = result.skipped;
-    if (skipped === undefined) continue;
-    for (let k = 0; k < skipped.lines.length; k++) {
-      const line = skipped.lines[k] as number;
-      // Problems read "line N: why"; the record's own number replaces the line's.
-      const reason = (skipped.problems[k]?.message ?? 'it failed the event checks').replace(/^line \d+: /, '');
-      rejections.push({ record: group.records[line - 1] as number, reason });
-    }
+    if (result.skipped !== undefined) lists.push(skippedRejections(result.skipped, joined.records));
   }
-  return { accepted, rejected: rejections.length, errorMessage: messageOf(rejections, records.length) };
-}
-
-function messageOf(rejections: readonly { readonly record: number; readonly reason: string }[], total: number): string {
-  if (rejections.length === 0) return '';
-  const sorted = [...rejections].sort((a, b) => a.record - b.record);
-  const named = sorted.slice(0, namedRejections).map((r) => `log record ${r.record + 1}: ${r.reason}`);
-  const more = sorted.length > namedRejections ? `; and ${sorted.length - namedRejections} more` : '';
-  return `${rejections.length} of ${total} log records rejected — ${named.join('; ')}${more}`;
+  const rejections = mergeRejections(...lists);
+  return { accepted, rejected: rejections.count, errorMessage: rejectionMessage(rejections, split.total) };
 }

@@ -41,16 +41,31 @@ function jsonOf(value: OtlpValue): string {
   return `[${(value as readonly OtlpValue[]).map(jsonOf).join(',')}]`;
 }
 
-/** The native event a body carries, as a JSON line, if it is one. */
-function nativeLineOf(body: OtlpValue): string | undefined {
+/** The native event a body carries, as a JSON line with the host it names, if it is one. */
+function nativeEventOf(body: OtlpValue): MappedRecord | undefined {
   if (body instanceof Map) {
-    for (const key of body.keys()) if (nativeKeys.has(key)) return jsonOf(body);
+    for (const key of body.keys()) {
+      if (!nativeKeys.has(key)) continue;
+      const host = body.get('ClientRequestHost');
+      return { kind: 'event', line: jsonOf(body), host: typeof host === 'string' && host !== '' ? host : hostOfRawHeaders(body.get(rawRequestHeadersKey)) };
+    }
     return undefined;
   }
   if (typeof body === 'string') {
     const text = body.trim();
+    if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
     // Whitespace between JSON tokens may be a line break, which would split the NDJSON line.
-    if (text.startsWith('{') && text.endsWith('}')) return text.replace(/[\r\n]/g, ' ');
+    const line = text.replace(/[\r\n]/g, ' ');
+    return { kind: 'event', line, host: hostOfNativeLine(line) };
+  }
+  return undefined;
+}
+
+/** The first `Host` of raw request headers (a key-value list body holds them as arrays of two strings). */
+function hostOfRawHeaders(raw: unknown): string | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  for (const pair of raw as unknown[]) {
+    if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[0].toLowerCase() === 'host' && typeof pair[1] === 'string') return pair[1];
   }
   return undefined;
 }
@@ -154,8 +169,8 @@ function derivedRayId(record: OtlpLogRecord, end: bigint, identity: string): str
 
 /** Maps one record (pure; the line is checked by ingest like any other). */
 export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
-  const nativeLine = nativeLineOf(record.body);
-  if (nativeLine !== undefined) return { kind: 'event', line: nativeLine, host: hostOfNativeLine(nativeLine) };
+  const native = nativeEventOf(record.body);
+  if (native !== undefined) return native;
 
   const method = stringOf(lookup(record, 'http.request.method'));
   const status = lookup(record, 'http.response.status_code');
@@ -214,7 +229,7 @@ export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
   return { kind: 'event', line, host };
 }
 
-/** The host a native event is routed by: its `ClientRequestHost`, else its first raw `Host` header. */
+/** The host a native event's JSON text is routed by: its `ClientRequestHost`, else its first raw `Host` header. */
 function hostOfNativeLine(line: string): string | undefined {
   let parsed: unknown;
   try {
@@ -225,10 +240,5 @@ function hostOfNativeLine(line: string): string | undefined {
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const event = parsed as Record<string, unknown>;
   if (typeof event.ClientRequestHost === 'string' && event.ClientRequestHost !== '') return event.ClientRequestHost;
-  const raw = event[rawRequestHeadersKey];
-  if (!Array.isArray(raw)) return undefined;
-  for (const pair of raw as unknown[]) {
-    if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[0].toLowerCase() === 'host' && typeof pair[1] === 'string') return pair[1];
-  }
-  return undefined;
+  return hostOfRawHeaders(event[rawRequestHeadersKey]);
 }
