@@ -37,6 +37,8 @@ export interface RunningApp {
   readonly queue: EventQueue;
   readonly supervisor: Supervisor;
   readonly counters: CounterRegistry;
+  /** Every zone by name, for routing by host. */
+  readonly zoneDirectory: ZoneDirectory;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
   /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
@@ -177,6 +179,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       queue,
       supervisor,
       counters,
+      zoneDirectory,
       url: `http://${host}:${port}`,
       stop() {
         stopping ??= (async () => {

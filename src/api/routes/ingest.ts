@@ -36,10 +36,13 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     buffered += size;
     admitted.set(request, size);
   });
-  app.addHook('onResponse', async (request) => {
+  const release = async (request: FastifyRequest) => {
     buffered -= admitted.get(request) ?? 0;
     admitted.delete(request);
-  });
+  };
+  app.addHook('onResponse', release);
+  // A client that gives up while its body is still arriving gets no response: its share is freed here.
+  app.addHook('onRequestAbort', release);
 
   app.post('/ingest/zones/:zone_id/:dataset', { bodyLimit: limit }, async (request, reply) => {
     const plane = deps.dataPlane;
