@@ -49,6 +49,8 @@ interface Measured {
   readonly accepted: number;
   readonly delivered: number;
   readonly rate: number;
+  /** CPU seconds of the node per accepted event. */
+  readonly cpuPerEvent: number;
 }
 
 async function measure(setup: OtlpBenchSetup, nextBody: () => Buffer, endpoint: ((node: NodeUnderTest) => LoadEndpoint) | undefined): Promise<Measured> {
@@ -56,6 +58,7 @@ async function measure(setup: OtlpBenchSetup, nextBody: () => Buffer, endpoint: 
   try {
     await node.api('PUT', `/zones/${node.zoneId}/rulesets/phases/http_log_custom_fields/entrypoint`, setup.customFields);
     await node.createJob('one', { field_names: setup.fields }, setup.filter, { max_upload_records: 100_000, max_upload_bytes: 5_000_000 });
+    const cpu0 = node.cpuSeconds();
     const start = performance.now();
     const until = start + setup.seconds * 1000;
     let accepted = 0;
@@ -71,8 +74,7 @@ async function measure(setup: OtlpBenchSetup, nextBody: () => Buffer, endpoint: 
     // Stopping delivers what is queued, so the time counts delivery too (as target 1 measures).
     await node.stop();
     const total = (performance.now() - start) / 1000;
-    if (process.env.BENCH_DEBUG !== undefined) console.log('cpu', node.cpuSeconds(), 'total', total);
-    return { accepted, delivered: node.deliveredLines('one').length, rate: accepted / total };
+    return { accepted, delivered: node.deliveredLines('one').length, rate: accepted / total, cpuPerEvent: (node.cpuSeconds() - cpu0) / Math.max(1, accepted) };
   } finally {
     node.dispose();
   }
@@ -93,7 +95,7 @@ export async function targetOtlp(setup: OtlpBenchSetup): Promise<{ holds: boolea
   const otlpBody = () => Buffer.concat([encodeRequest([{ ...events[0], RayID: `u${counter++}` }]), sharedOtlp]);
 
   const native = await measure(setup, ndjsonBody, undefined);
-  line('NDJSON ingest, through delivery', `${Math.round(native.rate)} events/s (${native.accepted} accepted, ${native.delivered} delivered)`);
+  line('NDJSON ingest, through delivery', `${Math.round(native.rate)} events/s (${native.accepted} accepted, ${native.delivered} delivered), ${(native.cpuPerEvent * 1e6).toFixed(1)} µs CPU/event`);
   const otlp = await measure(setup, otlpBody, (node) => ({
     path: `/ingest/zones/${node.zoneId}/otlp/v1/logs`,
     contentType: 'application/x-protobuf',
@@ -102,7 +104,7 @@ export async function targetOtlp(setup: OtlpBenchSetup): Promise<{ holds: boolea
       return eventsPerRequest - (typeof rejected === 'number' ? rejected : rejected.toNumber());
     },
   }));
-  line('OTLP protobuf ingest, through delivery', `${Math.round(otlp.rate)} events/s (${otlp.accepted} accepted, ${otlp.delivered} delivered)`);
+  line('OTLP protobuf ingest, through delivery', `${Math.round(otlp.rate)} events/s (${otlp.accepted} accepted, ${otlp.delivered} delivered), ${(otlp.cpuPerEvent * 1e6).toFixed(1)} µs CPU/event`);
   const ratio = otlp.rate / native.rate;
   const sameShare = native.accepted > 0 && otlp.accepted > 0 ? Math.abs(otlp.delivered / otlp.accepted - native.delivered / native.accepted) < 0.01 : false;
   line('delivered share (filter) the same for both', sameShare ? 'yes' : 'NO');
