@@ -9,6 +9,7 @@ import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { BadLines, SkippedLines } from './ingest-processor.ts';
 import type { BodyFormat, OtlpTaskOutput, PlanSource } from './ingest-task.ts';
+import { noRejections } from '../sources/otlp/otlp-lines.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -105,12 +106,15 @@ export class Ingestor {
         plan: splitPlan,
       });
       if (!result.ok) throw new AppError(result.kind, result.details);
-      return result.otlp ?? { total: 0, rejections: { count: 0, first: [] }, groups: [] };
+      return result.otlp ?? { total: 0, rejections: noRejections, groups: [] };
     });
   }
 
-  /** Runs `work` counted as in flight, so stopping waits for it. */
-  private async tracked<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` counted as in flight, so stopping waits for it: a source whose request takes several steps
+   * (split, then ingest per zone) wraps them all, so a node that starts stopping in between still queues them.
+   */
+  async tracked<T>(work: () => Promise<T>): Promise<T> {
     this.inFlight += 1;
     try {
       return await work();

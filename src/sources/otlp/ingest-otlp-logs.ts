@@ -8,7 +8,7 @@ import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import type { IngestBody, Ingestor } from '../../ingest/ingest.ts';
 import type { Zone } from '../../store/store.ts';
 import type { OtlpEncoding } from './otlp-answer.ts';
-import { joinGroups, mergeRejections, rejectionMessage, rejectionsOf, skippedRejections, type OtlpHostGroup, type OtlpRejection, type OtlpRejections } from './otlp-lines.ts';
+import { joinGroups, mergeRejections, noRejections, rejectionMessage, rejectionsOf, skippedRejections, type OtlpHostGroup, type OtlpRejection, type OtlpRejections } from './otlp-lines.ts';
 
 /** Where a request's records go. */
 export type OtlpTarget =
@@ -30,12 +30,14 @@ export interface OtlpIngestOutcome {
 
 /** Ingests the records of one request; resolves once the accepted ones are durable. */
 export async function ingestOtlpLogs(body: IngestBody, encoding: OtlpEncoding, target: OtlpTarget, ingestor: Ingestor): Promise<OtlpIngestOutcome> {
-  if (target.kind === 'zone') {
-    const result = await ingestor.ingest(target.zone.id, httpRequests, { ...body, format: { kind: 'otlp', encoding, splitByHost: false } });
-    const rejections = result.otlp?.rejections ?? { count: 0, first: [] };
-    return { accepted: result.accepted, rejected: rejections.count, errorMessage: rejectionMessage(rejections, result.otlp?.total ?? 0) };
-  }
+  if (target.kind === 'byHost') return ingestor.tracked(() => ingestByHost(body, encoding, target, ingestor));
+  const result = await ingestor.ingest(target.zone.id, httpRequests, { ...body, format: { kind: 'otlp', encoding, splitByHost: false } });
+  const rejections = result.otlp?.rejections ?? noRejections;
+  return { accepted: result.accepted, rejected: rejections.count, errorMessage: rejectionMessage(rejections, result.otlp?.total ?? 0) };
+}
 
+/** Splits the records by host, routes each host's to its zone, and ingests each zone's lines. */
+async function ingestByHost(body: IngestBody, encoding: OtlpEncoding, target: OtlpTarget & { readonly kind: 'byHost' }, ingestor: Ingestor): Promise<OtlpIngestOutcome> {
   const split = await ingestor.splitOtlp(httpRequests, { ...body, format: { kind: 'otlp', encoding, splitByHost: true } });
   const routed = new Map<string, { readonly zone: Zone; readonly groups: OtlpHostGroup[] }>();
   const allowed = new Map<string, boolean>();
