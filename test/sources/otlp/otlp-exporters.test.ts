@@ -251,6 +251,21 @@ describe('OTLP/HTTP answers', () => {
     assert.equal(text.status, 415);
   });
 
+  it('routes by host only to the zones a token may ingest for, rejecting the records of the others', async () => {
+    const mine = await h.t.zone(h.owner, 'mine.answers.example');
+    await h.t.zone(h.owner, 'theirs.answers.example');
+    await h.t.app.zoneDirectory.refresh();
+    const token = await h.t.token(h.owner, [mine], ['logs:ingest']);
+    const record = (host: string) => ({ timeUnixNano: '1790000000000000000', attributes: [{ key: 'url.full', value: { stringValue: `https://${host}/` } }] });
+    const res = await post(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [record('www.mine.answers.example'), record('theirs.answers.example')] }] }] }), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '/ingest/otlp/v1/logs');
+    assert.equal(res.status, 200);
+    const answer = (await res.json()) as { partialSuccess: { rejectedLogRecords: string; errorMessage: string } };
+    assert.equal(answer.partialSuccess.rejectedLogRecords, '1');
+    assert.match(answer.partialSuccess.errorMessage, /log record 2: the credentials may not ingest for the zone of the host "theirs.answers.example"/);
+    const metrics = await (await fetch(`${h.t.app.url}/metrics`)).text();
+    assert.match(metrics, new RegExp(`^logexport_ingest_requests_total\\{zone_id="${mine}"\\} 1$`, 'm'));
+  });
+
   it('answers 413 for a body over the limit', async () => {
     const res = await post(Buffer.alloc(h.t.config.ingestBodyLimitBytes + 1), { ...auth, 'content-type': 'application/x-protobuf' });
     assert.equal(res.status, 413);
