@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
 import { ingestOtlpLogs, type OtlpTarget } from '../../sources/otlp/ingest-otlp-logs.ts';
 import { exportResponseBody, otlpEncodingOf } from '../../sources/otlp/otlp-answer.ts';
-import { authenticate, authorizeZone } from '../auth.ts';
+import { authenticate, authorizeZone, type Principal } from '../auth.ts';
 import { handleOtlpError } from '../error-handler.ts';
 import { contentEncodingOf, pathId } from '../request-input.ts';
 import type { ApiDeps } from '../request-context.ts';
@@ -17,7 +17,7 @@ export function otlpIngestRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const limit = deps.config.ingestBodyLimitBytes;
   app.setErrorHandler(handleOtlpError);
 
-  const handle = async (request: FastifyRequest, target: (principal: Awaited<ReturnType<typeof authenticate>>) => Promise<OtlpTarget>) => {
+  const handle = async (request: FastifyRequest, target: (principal: Principal) => Promise<OtlpTarget>) => {
     const encoding = otlpEncodingOf(request.headers['content-type']);
     if (encoding === undefined) {
       throw new AppError('unsupportedMediaType', 'OTLP/HTTP bodies are application/x-protobuf or application/json');
