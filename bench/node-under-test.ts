@@ -152,27 +152,39 @@ export async function startNodeUnderTest(
   };
 }
 
-/** Posts NDJSON bodies to a node with `concurrency` requests in flight, one keep-alive connection each. */
+/** Where load is posted and how a 200 answer counts accepted events; the default is NDJSON ingest. */
+export interface LoadEndpoint {
+  readonly path: string;
+  readonly contentType: string;
+  eventsOf(answer: Buffer): number;
+}
+
+/** Posts bodies (NDJSON unless `endpoint` says otherwise) to a node with `concurrency` requests in flight, one keep-alive connection each. */
 export async function postLoad(
   node: NodeUnderTest,
   nextBody: () => Buffer | undefined,
   concurrency: number,
   onAnswer: (status: number, events: number, latencyMs: number, retryAfter: string | undefined) => void,
+  endpoint: LoadEndpoint = {
+    path: `/ingest/zones/${node.zoneId}/http_requests`,
+    contentType: 'application/x-ndjson',
+    eventsOf: (answer) => (JSON.parse(answer.toString()) as { result: { accepted: number } }).result.accepted,
+  },
 ): Promise<void> {
-  const target = new URL(`${node.url}/ingest/zones/${node.zoneId}/http_requests`);
+  const target = new URL(`${node.url}${endpoint.path}`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const send = (body: Buffer) =>
     new Promise<void>((resolve, reject) => {
       const started = performance.now();
       const req = http.request(
         target,
-        { method: 'POST', agent, headers: { ...node.auth, 'content-type': 'application/x-ndjson', 'content-length': body.length } },
+        { method: 'POST', agent, headers: { ...node.auth, 'content-type': endpoint.contentType, 'content-length': body.length } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (d: Buffer) => chunks.push(d));
           res.on('end', () => {
             let events = 0;
-            if (res.statusCode === 200) events = (JSON.parse(Buffer.concat(chunks).toString()) as { result: { accepted: number } }).result.accepted;
+            if (res.statusCode === 200) events = endpoint.eventsOf(Buffer.concat(chunks));
             onAnswer(res.statusCode ?? 0, events, performance.now() - started, res.headers['retry-after'] as string | undefined);
             resolve();
           });

@@ -18,6 +18,7 @@ import { getLoad } from './http-load.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
 import { targetLive } from './target-9-live.ts';
+import { targetOtlp } from './target-8-otlp.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -467,6 +468,7 @@ const targets: [number, () => Promise<void>][] = [
   [5, targetControlPlane],
   [6, targetCompression],
   [9, () => targetLive({ seconds, env: workersEnv, line, verdict })],
+  [8, async () => targetOtlp({ seconds, env: workersEnv, fields: benchFields, filter: benchFilter, customFields }).then((r) => verdict('8', r.holds, r.detail))],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;

@@ -11,6 +11,7 @@ import type { JobLifecycle } from './api/request-context.ts';
 import { buildServer } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
+import type { Logger } from './core/logger.ts';
 import { ConfigWatcher } from './store/config-watcher.ts';
 import { CounterRegistry } from './delivery/counter-registry.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './delivery/deliver-with-retry.ts';
@@ -21,6 +22,7 @@ import { Supervisor } from './delivery/supervisor.ts';
 import { ZoneSnapshots } from './ingest/zone-snapshots.ts';
 import { LiveHub } from './live/live-hub.ts';
 import { openLiveBus } from './live/open-live-bus.ts';
+import { ZoneDirectory } from './sources/zone-directory.ts';
 import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
@@ -37,6 +39,8 @@ export interface RunningApp {
   readonly queue: EventQueue;
   readonly supervisor: Supervisor;
   readonly counters: CounterRegistry;
+  /** Every zone by name, for routing by host. */
+  readonly zoneDirectory: ZoneDirectory;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
   /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
@@ -137,6 +141,14 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       },
     };
 
+    // Routing by host for the sources: read before the server answers, stopped after it closes. Its log
+    // lines go to the server's logger, which exists once the server is built.
+    const directoryLog: Logger = {
+      info: (obj, msg) => logRef.current?.info(obj, msg),
+      warn: (obj, msg) => logRef.current?.warn(obj, msg),
+      error: (obj, msg) => logRef.current?.error(obj, msg),
+    };
+    const zoneDirectory = new ZoneDirectory(store, directoryLog);
     const server = buildServer({
       config,
       store,
@@ -146,6 +158,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       jobs,
       live,
       dashboardDir,
+      zoneDirectory,
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
     });
     const log = server.log;
@@ -173,6 +186,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
 
+    await zoneDirectory.start();
+    closers.push(() => zoneDirectory.stop());
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -184,6 +199,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       queue,
       supervisor,
       counters,
+      zoneDirectory,
       url: `http://${host}:${port}`,
       stop() {
         stopping ??= (async () => {

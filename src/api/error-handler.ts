@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/app-error.ts';
+import { otlpEncodingOf, statusBody } from '../sources/otlp/otlp-answer.ts';
 import { failure } from './envelope.ts';
 
 /** Fastify's own request errors that mean the client sent something wrong, mapped to our catalogue. */
@@ -39,4 +40,28 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (appError.kind === 'internal') request.log.error({ err: error }, 'A request failed with an unexpected error.');
   if (appError.retryAfterSeconds !== undefined) void reply.header('retry-after', String(appError.retryAfterSeconds));
   void reply.status(appError.status).type('application/json; charset=utf-8').send(failure(appError));
+}
+
+/** The google.rpc.Code an OTLP `Status` carries for an HTTP status. */
+function rpcCodeOf(status: number): number {
+  if (status === 401) return 16; // UNAUTHENTICATED
+  if (status === 403) return 7; // PERMISSION_DENIED
+  if (status === 429) return 8; // RESOURCE_EXHAUSTED
+  if (status === 503) return 14; // UNAVAILABLE
+  if (status >= 500) return 13; // INTERNAL
+  return 3; // INVALID_ARGUMENT
+}
+
+/**
+ * Fastify error handler of the OTLP/HTTP endpoints: the same errors, answered as the OTLP specification
+ * asks — a `Status` in the request's encoding, 401 for missing or malformed credentials (the API's 400),
+ * and `Retry-After` on 429 and 503 so exporters retry.
+ */
+export function handleOtlpError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const appError = toAppError(error);
+  if (appError.kind === 'internal') request.log.error({ err: error }, 'An OTLP request failed with an unexpected error.');
+  const status = appError.kind === 'missingAuthHeaders' || appError.kind === 'malformedAuthHeaders' ? 401 : appError.status;
+  if (appError.retryAfterSeconds !== undefined) void reply.header('retry-after', String(appError.retryAfterSeconds));
+  const answer = statusBody(otlpEncodingOf(request.headers['content-type']) ?? 'json', rpcCodeOf(status), appError.message);
+  void reply.status(status).type(answer.contentType).send(answer.body);
 }

@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
 import type { LiveHub } from '../live/live-hub.ts';
+import type { ZoneDirectory } from '../sources/zone-directory.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -61,6 +62,8 @@ export interface ApiDeps {
   readonly dataPlane: DataPlaneApi;
   /** Instant Logs: the live sessions and their viewers. */
   readonly live: Pick<LiveHub, 'create' | 'list' | 'find' | 'attach' | 'detach'>;
+  /** Every zone by name, for the sources that route events by host (the host-routed OTLP endpoint). */
+  readonly zoneDirectory: ZoneDirectory;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
 }

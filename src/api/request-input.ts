@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, appError } from '../core/app-error.ts';
 import { parseDestinationConf } from '../domain/jobs/destination-conf.ts';
 import type { DestinationSpec } from '../domain/jobs/destination-spec.ts';
@@ -58,4 +59,12 @@ export function destinationOf(body: Readonly<Record<string, unknown>>): { conf: 
   const parsed = parseDestinationConf(body.destination_conf);
   if (!parsed.ok) throw new AppError('jobInvalid', parsed.error);
   return { conf: body.destination_conf as string, spec: parsed.value };
+}
+
+/** An ingest body's encoding, from Content-Encoding: as is, or gzip (415 for another). */
+export function contentEncodingOf(headers: IncomingHttpHeaders): 'identity' | 'gzip' {
+  const encoding = (headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (encoding === 'identity') return 'identity';
+  if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
+  throw new AppError('unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body as is or gzip-compressed`);
 }

@@ -14,6 +14,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { otlpIngestRoutes } from './routes/otlp-ingest.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { liveSessionRoutes, liveStreamRoutes } from './routes/live-sessions.ts';
@@ -97,10 +98,14 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     },
     { prefix: '/client/v4' },
   );
-  void app.register(async (ingest) => ingestRoutes(ingest, deps));
   // Instant Logs viewers: a WebSocket per session, outside /client/v4 (the session id is the credential).
   void app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   void app.register(async (live) => liveStreamRoutes(live, deps));
+  void app.register(async (ingest) => {
+    ingestRoutes(ingest, deps);
+    // A scope of its own for its OTLP error answers, inside ingest's for its body limit and back-pressure.
+    await ingest.register(async (otlp) => otlpIngestRoutes(otlp, deps));
+  });
   metricsRoutes(app, deps);
   dashboardRoutes(app, deps.dashboardDir);
   return app;

@@ -33,6 +33,8 @@ export const errorCatalogue = {
   internal: { code: 10500, status: 500, message: 'internal error' },
   // Instant Logs (issue 17)
   liveSessionLimitReached: { code: 1004, status: 403, message: 'creating a new instant logs job is not allowed: the zone has as many live sessions as allowed' },
+  // OpenTelemetry logs in (OTLP/HTTP)
+  otlpUndecodable: { code: 12001, status: 400, message: 'The body is not an OTLP ExportLogsServiceRequest' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

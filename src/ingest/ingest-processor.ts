@@ -34,9 +34,21 @@ export interface IngestPlan {
   readonly gzipLevel: number;
 }
 
+/**
+ * What a bad line does to its request: `refuse` the request whole (HTTP ingest), or `skip` the line and
+ * report it, queueing the others (sources that answer per record, such as OTLP's partial success).
+ */
+export type BadLines = 'refuse' | 'skip';
+
+/** Lines left out of a request processed with `skip`: their 1-based numbers, and the first problems in words. */
+export interface SkippedLines {
+  readonly lines: readonly number[];
+  readonly problems: readonly ErrorDetail[];
+}
+
 /** The result of processing one request body. */
 export type IngestOutcome =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly live: readonly LiveTapOutput[] }
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly live: readonly LiveTapOutput[]; readonly skipped?: SkippedLines }
   | { readonly ok: false; readonly problems: readonly ErrorDetail[] };
 
 /** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
@@ -109,9 +121,11 @@ class ChunkBuilder {
  * Processes one request body; with no enabled job and no live session it only checks the events (nothing
  * to queue, nothing to show).
  */
-export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan): IngestOutcome {
+export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse'): IngestOutcome {
   const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs, plan.gzipLevel) : undefined;
   const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
+  const skip = badLinesDo === 'skip';
+  const skippedLines: number[] = [];
   const problems: ErrorDetail[] = [];
   let badLines = 0;
   let accepted = 0;
@@ -126,8 +140,9 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     if (isBlankIngestLine(line)) continue;
     const result = parse(line);
     if (!result.ok) {
-      badLines += 1;
       if (problems.length < maxReportedLines) problems.push({ message: `line ${lineNumber}: ${result.error}` });
+      if (skip) skippedLines.push(lineNumber);
+      else badLines += 1;
       continue;
     }
     accepted += 1;
@@ -143,7 +158,9 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });
     return { ok: false, problems };
   }
-  if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
   builder?.close();
-  return { ok: true, accepted, chunks: builder?.chunks ?? [], live: live?.outputs() ?? [] };
+  const liveOutputs = live?.outputs() ?? [];
+  if (skip) return { ok: true, accepted, chunks: builder?.chunks ?? [], live: liveOutputs, skipped: { lines: skippedLines, problems } };
+  if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
+  return { ok: true, accepted, chunks: builder?.chunks ?? [], live: liveOutputs };
 }

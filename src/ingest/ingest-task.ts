@@ -15,9 +15,11 @@ import type { ChunkInput } from '../queue/queue.ts';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
-import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
+import { processIngestText, type BadLines, type IngestPlan, type PreparedJob, type SkippedLines } from './ingest-processor.ts';
 import { compileJobPlan } from './job-plan.ts';
 import { compileLiveTap, type LiveTap, type LiveTapOutput, type LiveTapSpec } from './live-tap.ts';
+import type { OtlpEncoding } from '../sources/otlp/otlp-answer.ts';
+import { joinGroups, mergeRejections, otlpLinesOf, skippedRejections, type OtlpHostGroup, type OtlpRejections } from '../sources/otlp/otlp-lines.ts';
 
 /** What a plan is compiled from: the zone's custom-field rules and its enabled jobs of the dataset, and the node's settings. */
 export interface PlanSource {
@@ -35,6 +37,20 @@ export interface IngestSettings {
   readonly gzipLevel: number;
 }
 
+/**
+ * What a task's body is: NDJSON events (HTTP ingest), or an OTLP logs request whose records are mapped to
+ * events first (sources/otlp). `splitByHost` only decodes and maps, grouping the lines by the host they
+ * name, for a request whose records are routed to their zones by host before they are processed.
+ */
+export type BodyFormat = { readonly kind: 'ndjson' } | { readonly kind: 'otlp'; readonly encoding: OtlpEncoding; readonly splitByHost: boolean };
+
+/** What an OTLP task adds to its result: the records it held and those rejected; the groups when split by host. */
+export interface OtlpTaskOutput {
+  readonly total: number;
+  readonly rejections: OtlpRejections;
+  readonly groups?: readonly OtlpHostGroup[];
+}
+
 /** One request to process. */
 export interface IngestTask {
   readonly dataset: string;
@@ -42,6 +58,10 @@ export interface IngestTask {
   readonly encoding: 'identity' | 'gzip';
   /** Largest body after decompression. */
   readonly limitBytes: number;
+  /** What a bad line does (HTTP ingest refuses the request; absent means `refuse`). */
+  readonly badLines?: BadLines;
+  /** Absent means NDJSON. */
+  readonly format?: BodyFormat;
   /** Identifies `plan`; the same key always means the same plan. */
   readonly planKey: string;
   readonly plan: PlanSource;
@@ -49,7 +69,15 @@ export interface IngestTask {
 
 /** What processing answered: the chunks to queue, or the error to answer with. */
 export type TaskResult =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly dedupeKey: string; readonly live: readonly LiveTapOutput[] }
+  | {
+      readonly ok: true;
+      readonly accepted: number;
+      readonly chunks: readonly ChunkInput[];
+      readonly dedupeKey: string;
+      readonly live: readonly LiveTapOutput[];
+      readonly skipped?: SkippedLines;
+      readonly otlp?: OtlpTaskOutput;
+    }
   | { readonly ok: false; readonly kind: ErrorKind; readonly details: readonly ErrorDetail[] };
 
 /** Compiled plans by key, and parsers by dataset; one per thread. */
@@ -124,11 +152,28 @@ export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
       return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid gzip' }] };
     }
   }
+  if (task.format?.kind === 'otlp') return runOtlpTask(task, task.format, raw, parse, cache);
   const text = decodeUtf8(raw);
   if (text === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
-  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan, task.dataset));
+  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan, task.dataset), task.badLines);
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   // Identifies the request's content, so a retried request is stored once where the queue can tell.
   const dedupeKey = createHash('sha256').update(raw).digest('hex');
-  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey, live: outcome.live };
+  const result = { ok: true as const, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey, live: outcome.live };
+  return outcome.skipped === undefined ? result : { ...result, skipped: outcome.skipped };
+}
+
+/** An OTLP request: its records mapped to lines, then (unless split by host) processed with bad lines skipped. */
+function runOtlpTask(task: IngestTask, format: BodyFormat & { kind: 'otlp' }, raw: Uint8Array, parse: IngestLineParser, cache: PlanCache): TaskResult {
+  const mapped = otlpLinesOf(format.encoding, raw);
+  if (!mapped.ok) return { ok: false, kind: 'otlpUndecodable', details: [{ message: mapped.error }] };
+  const { total, groups, rejections } = mapped.value;
+  const dedupeKey = createHash('sha256').update(raw).digest('hex');
+  if (format.splitByHost) return { ok: true, accepted: 0, chunks: [], dedupeKey, live: [], otlp: { total, rejections, groups } };
+  const joined = joinGroups(groups);
+  if (joined.records.length === 0) return { ok: true, accepted: 0, chunks: [], dedupeKey, live: [], otlp: { total, rejections } };
+  const outcome = processIngestText(joined.text, parse, cache.plan(task.planKey, task.plan, task.dataset), 'skip');
+  if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
+  const skipped = outcome.skipped === undefined ? rejections : mergeRejections(rejections, skippedRejections(outcome.skipped, joined.records));
+  return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey, live: outcome.live, otlp: { total, rejections: skipped } };
 }

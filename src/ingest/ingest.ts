@@ -9,6 +9,9 @@ import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { LiveTapOutput, LiveTapSpec } from './live-tap.ts';
+import type { BadLines, SkippedLines } from './ingest-processor.ts';
+import type { BodyFormat, OtlpTaskOutput, PlanSource } from './ingest-task.ts';
+import { noRejections } from '../sources/otlp/otlp-lines.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -26,6 +29,10 @@ export interface IngestBody {
   readonly encoding: 'identity' | 'gzip';
   /** Largest body after decompression. */
   readonly limitBytes: number;
+  /** What a bad line does: `refuse` the request whole (the default, HTTP ingest) or `skip` it and report it. */
+  readonly badLines?: BadLines;
+  /** NDJSON unless said otherwise (an OTLP request's records are mapped to events first; their bad ones skipped). */
+  readonly format?: BodyFormat;
 }
 
 /** Where ingest finds the live sessions watching a zone (Instant Logs, src/live/) and hands them what they keep. */
@@ -37,6 +44,17 @@ export interface LiveTaps {
 }
 
 const noLiveTaps: LiveTaps = { watching: () => undefined, deliver: () => {} };
+
+/** What ingest did with a request: how many events it queued, and (with `badLines: 'skip'`) which lines it left out. */
+export interface IngestResult {
+  readonly accepted: number;
+  readonly skipped?: SkippedLines;
+  /** For an OTLP request: its records, and those rejected. */
+  readonly otlp?: OtlpTaskOutput;
+}
+
+/** The plan of a task that only splits an OTLP request by host: never compiled, as nothing is processed. */
+const splitPlan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: { maxOperators: 0, maxBytes: 0 }, gzipLevel: 0 } };
 
 export class Ingestor {
   private readonly queue: EventQueue;
@@ -71,18 +89,56 @@ export class Ingestor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Counts events a source acknowledged without queueing them, by reason (`unknown_host`: no zone for the
+   * event's host). `zoneId` is empty when the events belong to no zone.
+   */
+  countDropped(zoneId: string, reason: string, events: number): void {
+    if (events <= 0) return;
+    const counters = this.countersOf(zoneId);
+    counters.dropped[reason] = (counters.dropped[reason] ?? 0) + events;
+  }
+
   /** Checks, prepares and queues the events of one request; resolves once they are durable. */
-  async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
+  async ingest(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
+    return this.tracked(() => this.ingestNow(zoneId, dataset, body));
+  }
+
+  /**
+   * Decodes an OTLP request and maps its records to lines grouped by host, on a worker, without processing
+   * them: the caller routes each group to its zone and ingests it as NDJSON with bad lines skipped.
+   */
+  async splitOtlp(dataset: Dataset, body: IngestBody & { readonly format: BodyFormat & { readonly kind: 'otlp' } }): Promise<OtlpTaskOutput> {
+    return this.tracked(async () => {
+      const result = await this.workers.run({
+        dataset: dataset.id,
+        body: body.bytes,
+        encoding: body.encoding,
+        limitBytes: body.limitBytes,
+        format: { ...body.format, splitByHost: true },
+        planKey: '',
+        plan: splitPlan,
+      });
+      if (!result.ok) throw new AppError(result.kind, result.details);
+      return result.otlp ?? { total: 0, rejections: noRejections, groups: [] };
+    });
+  }
+
+  /**
+   * Runs `work` counted as in flight, so stopping waits for it: a source whose request takes several steps
+   * (split, then ingest per zone) wraps them all, so a node that starts stopping in between still queues them.
+   */
+  async tracked<T>(work: () => Promise<T>): Promise<T> {
     this.inFlight += 1;
     try {
-      return await this.ingestNow(zoneId, dataset, body);
+      return await work();
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<{ accepted: number }> {
+  private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
     const counters = this.countersOf(zoneId);
     counters.requests += 1;
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
@@ -93,6 +149,8 @@ export class Ingestor {
       body: body.bytes,
       encoding: body.encoding,
       limitBytes: body.limitBytes,
+      ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
+      ...(body.format === undefined ? {} : { format: body.format }),
       planKey: watching === undefined ? snapshot.planKey : `${snapshot.planKey}/live/${watching.key}`,
       plan: watching === undefined ? snapshot.plan : { ...snapshot.plan, live: watching.specs },
     });
@@ -100,11 +158,18 @@ export class Ingestor {
       counters.rejected_requests += 1;
       throw new AppError(result.kind, result.details);
     }
+    const answer: IngestResult = {
+      accepted: result.accepted,
+      ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
+      ...(result.otlp === undefined ? {} : { otlp: result.otlp }),
+    };
     if (snapshot.plan.jobs.length === 0) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
       if (result.live.length > 0) this.live.deliver(zoneId, result.live);
-      return { accepted: result.accepted };
+      return answer;
     }
+    // Every line was skipped: nothing to queue.
+    if (result.accepted === 0) return answer;
     try {
       await this.queue.append({ zoneId, dataset: dataset.id }, result.chunks, result.dedupeKey);
     } catch (error) {
@@ -115,6 +180,6 @@ export class Ingestor {
     }
     counters.accepted_events += result.accepted;
     if (result.live.length > 0) this.live.deliver(zoneId, result.live);
-    return { accepted: result.accepted };
+    return answer;
   }
 }

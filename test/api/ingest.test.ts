@@ -314,7 +314,9 @@ describe('ingest back-pressure', () => {
       assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
       // …until the client gives up on it.
       stalled.destroy();
-      await waitFor('the budget to be free', async () => ((await postIngest(h, ndjson([event('after-abort')]))).status === 200 ? true : undefined), 3000);
+      // A body the stalled upload's share would not leave room for (about 250 KB).
+      const after = ndjson(rayIds('after-abort', 0, 1000).map((id) => event(id, { ClientRequestPath: `/${'p'.repeat(200)}` })));
+      await waitFor('the budget to be free', async () => ((await postIngest(h, after)).status === 200 ? true : undefined), 3000);
     } finally {
       await h.stop();
     }

@@ -3,16 +3,8 @@ import { AppError } from '../../core/app-error.ts';
 import { findDataset } from '../../domain/datasets/http-requests.ts';
 import { authenticate, authorizeZone } from '../auth.ts';
 import { success } from '../envelope.ts';
-import { pathId } from '../request-input.ts';
+import { contentEncodingOf, pathId } from '../request-input.ts';
 import type { ApiDeps } from '../request-context.ts';
-
-/** The body's encoding, from Content-Encoding: as is, or gzip. */
-function encodingOf(request: FastifyRequest): 'identity' | 'gzip' {
-  const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  if (encoding === 'identity') return 'identity';
-  if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
-  throw new AppError('unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding)} is not supported: send the body as is or gzip-compressed`);
-}
 
 /**
  * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued.
@@ -44,10 +36,13 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     buffered += size;
     admitted.set(request, size);
   });
-  app.addHook('onResponse', async (request) => {
+  const release = async (request: FastifyRequest) => {
     buffered -= admitted.get(request) ?? 0;
     admitted.delete(request);
-  });
+  };
+  app.addHook('onResponse', release);
+  // A client that gives up while its body is still arriving gets no response: its share is freed here.
+  app.addHook('onRequestAbort', release);
 
   app.post('/ingest/zones/:zone_id/:dataset', { bodyLimit: limit }, async (request, reply) => {
     const plane = deps.dataPlane;
@@ -58,7 +53,7 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (dataset === undefined) throw new AppError('routeNotFound', `No route for dataset ${JSON.stringify(params.dataset)}: logexport ingests http_requests`);
     const body = request.body;
     if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('ingestInvalid', 'The request holds no events: send one JSON object per line (NDJSON)');
-    const result = await plane.ingestor.ingest(zone.id, dataset, { bytes: body, encoding: encodingOf(request), limitBytes: limit });
+    const result = await plane.ingestor.ingest(zone.id, dataset, { bytes: body, encoding: contentEncodingOf(request.headers), limitBytes: limit });
     return reply.send(success(result));
   });
 }

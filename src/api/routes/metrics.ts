@@ -37,7 +37,7 @@ export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
     for (const [zone, c] of zones) lines.push(`logexport_ingest_rejected_requests_total{zone_id="${zone}"} ${c.rejected_requests}`);
     family('logexport_ingest_accepted_events_total', 'Events durably queued.', 'counter');
     for (const [zone, c] of zones) lines.push(`logexport_ingest_accepted_events_total{zone_id="${zone}"} ${c.accepted_events}`);
-    family('logexport_ingest_dropped_events_total', 'Events acknowledged but not queued, by reason (no_job: no enabled job for the dataset).', 'counter');
+    family('logexport_ingest_dropped_events_total', 'Events acknowledged but not queued, by reason (no_job: no enabled job for the dataset; unknown_host: no zone for the host, zone_id empty).', 'counter');
     for (const [zone, c] of zones) {
       for (const [reason, n] of Object.entries(c.dropped)) lines.push(`logexport_ingest_dropped_events_total{zone_id="${zone}",reason="${escapeLabel(reason)}"} ${n}`);
     }

@@ -42,8 +42,9 @@ const rules: StoredRule[] = [
   },
 ];
 
-function taskOf(body: Buffer, encoding: 'identity' | 'gzip' = 'identity'): IngestTask {
+function taskOf(body: Buffer, encoding: 'identity' | 'gzip' = 'identity', more: Partial<IngestTask> = {}): IngestTask {
   return {
+    ...more,
     dataset: 'http_requests',
     body,
     encoding,
@@ -61,6 +62,23 @@ function lines(count: number): string {
   return text;
 }
 
+/** Three records: two HTTP requests (one of them with a status the line checks refuse) and a plain message. */
+const otlpJson = JSON.stringify({
+  resourceLogs: [
+    {
+      scopeLogs: [
+        {
+          logRecords: [
+            { timeUnixNano: '1790000000000000000', attributes: [{ key: 'url.full', value: { stringValue: 'https://a.example/x' } }, { key: 'RayID', value: { stringValue: 'o1' } }] },
+            { timeUnixNano: '1790000000000000000', body: { stringValue: 'hello' } },
+            { timeUnixNano: '1790000000000000000', body: { kvlistValue: { values: [{ key: 'RayID', value: { stringValue: 'o3' } }, { key: 'EdgeResponseStatus', value: { stringValue: 'x' } }] } } },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
 /** The result with payloads as plain byte arrays, so results from either thread compare equal. */
 function plain(result: TaskResult): unknown {
   if (!result.ok) return result;
@@ -77,6 +95,10 @@ describe('the ingest worker pool', () => {
     ['a large body (its own memory, moved)', () => taskOf(Buffer.from(lines(30_000))), true],
     ['a gzip body', () => taskOf(zlib.gzipSync(lines(50)), 'gzip'), true],
     ['a body with a bad line', () => taskOf(Buffer.from(lines(2) + '{"RayID":1}\n')), false],
+    ['a body with a bad line, skipped', () => taskOf(Buffer.from(lines(2) + '{"RayID":1}\n'), 'identity', { badLines: 'skip' }), true],
+    ['an OTLP JSON request', () => taskOf(Buffer.from(otlpJson), 'identity', { format: { kind: 'otlp', encoding: 'json', splitByHost: false } }), true],
+    ['an OTLP JSON request split by host', () => taskOf(Buffer.from(otlpJson), 'identity', { format: { kind: 'otlp', encoding: 'json', splitByHost: true } }), true],
+    ['an OTLP request that does not decode', () => taskOf(Buffer.from('{'), 'identity', { format: { kind: 'otlp', encoding: 'json', splitByHost: false } }), false],
   ];
   for (const [name, make, accepted] of cases) {
     it(`answers for ${name} what the main thread answers`, async () => {
@@ -86,6 +108,27 @@ describe('the ingest worker pool', () => {
       assert.equal(onWorker.ok, accepted);
     });
   }
+
+  it('skips bad lines and reports them when asked to, queueing the others', async () => {
+    const result = await pool.run(taskOf(Buffer.from(lines(2) + '{"RayID":1}\n' + lines(1)), 'identity', { badLines: 'skip' }));
+    assert.ok(result.ok);
+    assert.equal(result.accepted, 3);
+    assert.deepEqual(result.skipped?.lines, [3]);
+    assert.match(result.skipped?.problems[0]?.message ?? '', /^line 3: /);
+  });
+
+  it('maps an OTLP request to events, counting the records it rejects and naming the first', async () => {
+    const result = await pool.run(taskOf(Buffer.from(otlpJson), 'identity', { format: { kind: 'otlp', encoding: 'json', splitByHost: false } }));
+    assert.ok(result.ok);
+    assert.equal(result.accepted, 1);
+    assert.equal(result.otlp?.total, 3);
+    assert.deepEqual(result.otlp?.rejections.first.map((r) => r.record), [1, 2]);
+    assert.equal(result.otlp?.rejections.count, 2);
+    const split = await pool.run(taskOf(Buffer.from(otlpJson), 'identity', { format: { kind: 'otlp', encoding: 'json', splitByHost: true } }));
+    assert.ok(split.ok);
+    assert.equal(split.accepted, 0, 'split only: nothing processed');
+    assert.deepEqual(split.otlp?.groups?.map((g) => [g.host, g.records]), [['a.example', [0]], [undefined, [2]]]);
+  });
 
   it('answers every task exactly as the main thread does when its one worker is saturated and the main thread helps', async () => {
     const single = new IngestWorkers(1);
