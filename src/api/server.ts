@@ -4,6 +4,7 @@
  * handler (error-handler.ts). Routes get what they need through request-context.ts, never from here.
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config/config.ts';
 import { appError, AppError } from '../core/app-error.ts';
 import { authenticate, authorizeZone } from './auth.ts';
 import { handleError } from './error-handler.ts';
@@ -35,6 +36,12 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   }
 }
 
+/** LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 /** Builds the HTTP server: the /client/v4 API (and, as they are added, ingest, metrics and the dashboard). */
 export function buildServer(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
@@ -44,6 +51,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     bodyLimit: deps.config.apiBodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // Behind a reverse proxy the client's address and scheme come from X-Forwarded-For / -Proto, believed
+    // only from the proxies this setting names (request.ip, request.protocol).
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {

@@ -30,6 +30,11 @@ export const settingNames = [
   'LOGEXPORT_INGEST_MAX_BUFFERED',
   'LOGEXPORT_NATS_STREAM',
   'LOGEXPORT_QUEUE_SYNC',
+  // Hardening (issue 19).
+  'LOGEXPORT_METRICS_TOKEN',
+  'LOGEXPORT_TRUST_PROXY',
+  'LOGEXPORT_AUTH_FAILURES_PER_MINUTE',
+  'LOGEXPORT_AUDIT_DAYS',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

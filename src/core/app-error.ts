@@ -31,6 +31,9 @@ export const errorCatalogue = {
   signInFailed: { code: 10401, status: 401, message: 'Incorrect e-mail or password' },
   csrfRejected: { code: 10403, status: 403, message: 'Missing or invalid CSRF token' },
   internal: { code: 10500, status: 500, message: 'internal error' },
+  // Hardening (issue 19): protected metrics, throttled credential checks, the audit log.
+  metricsUnauthorized: { code: 12401, status: 401, message: 'GET /metrics needs Authorization: Bearer <LOGEXPORT_METRICS_TOKEN>' },
+  tooManyAuthFailures: { code: 10429, status: 429, message: 'Too many failed sign-ins or credential checks; retry after Retry-After seconds' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

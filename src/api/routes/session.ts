@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
 import { AppError } from '../../core/app-error.ts';
 import { readCookie, sessionCookieName } from '../auth.ts';
@@ -11,6 +11,15 @@ const sessionLifetimeMs = 12 * 3_600_000;
 
 // Checked against when the e-mail is unknown, so a wrong address takes as long as a wrong password.
 const decoyHash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/**
+ * `; Secure` when the request came over TLS: directly, or per X-Forwarded-Proto from a proxy that
+ * LOGEXPORT_TRUST_PROXY trusts (Fastify's `request.protocol` believes only those). Over plain HTTP the
+ * flag is left out, or the browser would drop the cookie and a local setup could not sign in.
+ */
+function secureFlag(request: FastifyRequest): string {
+  return request.protocol === 'https' ? '; Secure' : '';
+}
 
 /** Dashboard sign-in (`POST /session`), who am I (`GET /session`) and sign-out (`DELETE /session`). */
 export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -34,7 +43,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     });
     void reply.header(
       'set-cookie',
-      `${sessionCookieName}=${sessionId}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${sessionLifetimeMs / 1000}`,
+      `${sessionCookieName}=${sessionId}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${sessionLifetimeMs / 1000}${secureFlag(request)}`,
     );
     return success({ email: user.email, csrf_token: csrfToken });
   });
@@ -48,7 +57,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.delete('/session', async (request, reply) => {
     const sessionId = readCookie(request.headers, sessionCookieName);
     if (sessionId !== undefined) await deps.store.deleteSession(hashSecret(sessionId));
-    void reply.header('set-cookie', `${sessionCookieName}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    void reply.header('set-cookie', `${sessionCookieName}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secureFlag(request)}`);
     return success(null);
   });
 }
