@@ -8,6 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { JobLifecycle } from './api/request-context.ts';
+import { authFailureWindowMs, AuthThrottle } from './accounts/auth-throttle.ts';
 import { buildServer } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
@@ -126,6 +127,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       changes: { zoneChanged },
       jobs,
       dashboardDir,
+      throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
     });
     const log = server.log;
@@ -152,6 +154,16 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters; will try again.'));
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
+    // Housekeeping: audit entries older than LOGEXPORT_AUDIT_DAYS and ended throttling windows are removed.
+    const prune = () => {
+      const now = clock.now();
+      Promise.all([store.pruneAudit(new Date(now - config.auditDays * 86_400_000).toISOString()), store.pruneAuthFailures(now - authFailureWindowMs)]).catch(
+        (error: unknown) => log.warn({ err: error }, 'Could not prune the audit log or the throttling counts; will try again.'),
+      );
+    };
+    prune();
+    const pruneTimer = setInterval(prune, 3_600_000);
+    pruneTimer.unref();
 
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
@@ -174,6 +186,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
           await supervisor.stop(deadline);
           clearInterval(flushTimer);
+          clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();
           await closeAll();

@@ -68,7 +68,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
 
       api.addHook('onRequest', async (request) => {
         if (request.routeOptions.config.public === true) return;
-        request.principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
+        request.principal = await authenticate(request, deps);
       });
 
       zoneRoutes(api, deps);

@@ -121,6 +121,13 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     configChangesSince: (seq) => store.configChangesSince(seq),
     latestConfigChange: () => store.latestConfigChange(),
     pruneConfigChanges: (before) => store.pruneConfigChanges(before),
+    appendAudit: (entry) => store.appendAudit(entry),
+    listAudit: (query) => store.listAudit(query),
+    pruneAudit: (before) => store.pruneAudit(before),
+    recordAuthFailure: (key, nowMs, windowMs) => store.recordAuthFailure(key, nowMs, windowMs),
+    authFailures: (keys, nowMs, windowMs) => store.authFailures(keys, nowMs, windowMs),
+    clearAuthFailures: (keys) => store.clearAuthFailures(keys),
+    pruneAuthFailures: (beforeMs) => store.pruneAuthFailures(beforeMs),
   };
   return cached;
 }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
 import { AppError } from '../../core/app-error.ts';
+import { throttleKeys } from '../../accounts/auth-throttle.ts';
+import { recordAudit } from '../../audit/record-audit.ts';
 import { readCookie, sessionCookieName } from '../auth.ts';
 import { success } from '../envelope.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
@@ -28,18 +30,34 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     rejectUnknownKeys(body, ['email', 'password']);
     const email = typeof body.email === 'string' ? normalizeEmail(body.email) : undefined;
     const password = typeof body.password === 'string' ? body.password : '';
+    const keys = throttleKeys(email, request.ip);
+    await deps.throttle.check(keys);
     const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);
-    if (user === undefined || user.passwordHash === null || !valid) throw new AppError('signInFailed');
+    const signIn = (result: boolean) => ({
+      action: 'session.create',
+      result,
+      actor: { type: 'user' as const, id: user?.id ?? null, email: email ?? null, ip: request.ip },
+      ownerId: user?.id ?? null,
+      resource: { type: 'user.session', id: user?.id ?? null },
+    });
+    if (user === undefined || user.passwordHash === null || !valid) {
+      await recordAudit(deps.store, deps.clock, signIn(false));
+      throw (await deps.throttle.failed(keys)) ?? new AppError('signInFailed');
+    }
+    await deps.throttle.succeeded(keys[0] ?? '', true);
     const sessionId = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const now = deps.clock.now();
     await deps.store.deleteExpiredSessions(new Date(now).toISOString());
-    await deps.store.createSession({
-      idHash: hashSecret(sessionId),
-      userId: user.id,
-      csrfToken,
-      expiresAt: new Date(now + sessionLifetimeMs).toISOString(),
+    await deps.store.transaction(async (tx) => {
+      await tx.createSession({
+        idHash: hashSecret(sessionId),
+        userId: user.id,
+        csrfToken,
+        expiresAt: new Date(now + sessionLifetimeMs).toISOString(),
+      });
+      await recordAudit(tx, deps.clock, signIn(true));
     });
     void reply.header(
       'set-cookie',
