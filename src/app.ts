@@ -24,6 +24,8 @@ import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
+import { encryptedStore } from './secrets/encrypted-store.ts';
+import { openSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -62,13 +64,16 @@ export async function resolveSecret(config: AppConfig, store: Store): Promise<st
  */
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const clock = options.clock ?? systemClock;
-  const store = cachedStore(await openStore(config.database));
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const plainStore = await openStore(config.database);
+  const closers: (() => Promise<void>)[] = [() => plainStore.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
   };
   try {
-    const secret = await resolveSecret(config, store);
+    const secret = await resolveSecret(config, plainStore);
+    // Destination secrets are sealed in the store under a key derived from the node secret; everything
+    // above this line of wrappers sees them in plain text.
+    const store = cachedStore(encryptedStore(plainStore, await openSecrets(plainStore, secret)));
     // The queue opens before the server whose logger reports its background errors.
     const logRef: { current?: FastifyInstance['log'] } = {};
     const logError = (error: unknown) => logRef.current?.error({ err: error }, 'The queue reported an error.');

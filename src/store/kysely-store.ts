@@ -51,6 +51,14 @@ export class KyselyStore implements Store {
     return settings.putSettingIfAbsent(this.db, key, value);
   }
 
+  putSetting(key: string, value: string): Promise<void> {
+    return settings.putSetting(this.db, key, value);
+  }
+
+  deleteSetting(key: string): Promise<void> {
+    return settings.deleteSetting(this.db, key);
+  }
+
   createUser(user: User): Promise<void> {
     return accounts.createUser(this.db, user);
   }
@@ -153,6 +161,14 @@ export class KyselyStore implements Store {
 
   getJob(zoneId: string, jobId: number): Promise<Job | undefined> {
     return jobs.getJob(this.db, zoneId, jobId);
+  }
+
+  listAllJobs(): Promise<readonly Job[]> {
+    return jobs.listAllJobs(this.db);
+  }
+
+  setJobDestinationConf(jobId: number, destinationConf: string): Promise<void> {
+    return jobs.setJobDestinationConf(this.db, jobId, destinationConf);
   }
 
   listEnabledJobs(): Promise<readonly Job[]> {

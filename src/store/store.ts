@@ -155,6 +155,9 @@ export interface Store {
   getSetting(key: string): Promise<string | undefined>;
   /** Stores `value` under `key` unless a value is there already; returns the value that is kept. */
   putSettingIfAbsent(key: string, value: string): Promise<string>;
+  /** Stores `value` under `key`, replacing what was there. */
+  putSetting(key: string, value: string): Promise<void>;
+  deleteSetting(key: string): Promise<void>;
 
   createUser(user: User): Promise<void>;
   findUserByEmail(email: string): Promise<User | undefined>;
@@ -195,6 +198,10 @@ export interface Store {
 
   listJobs(zoneId: string): Promise<readonly Job[]>;
   getJob(zoneId: string, jobId: number): Promise<Job | undefined>;
+  /** Every job of every zone (what `logexport secrets rotate` re-encrypts). */
+  listAllJobs(): Promise<readonly Job[]>;
+  /** Rewrites a job's stored destination_conf in another encoding of the same destination (sealed secrets); not a configuration change. */
+  setJobDestinationConf(jobId: number, destinationConf: string): Promise<void>;
   /** Every enabled job of every zone (what the runners run). */
   listEnabledJobs(): Promise<readonly Job[]>;
   /** Creates a job unless the zone has `maxJobs` already (then undefined); safe under concurrent creates. */

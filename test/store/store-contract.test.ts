@@ -75,6 +75,14 @@ for (const engine of engines) {
       assert.equal(await store.getSetting('secret'), 'first');
     });
 
+    it('replaces and deletes a setting', async () => {
+      await store.putSetting('replaced', 'one');
+      await store.putSetting('replaced', 'two');
+      assert.equal(await store.getSetting('replaced'), 'two');
+      await store.deleteSetting('replaced');
+      assert.equal(await store.getSetting('replaced'), undefined);
+    });
+
     it('stores sessions and forgets expired ones', async () => {
       await store.createSession({ idHash: 's1', userId: 'u1', csrfToken: 'c', expiresAt: '2026-01-01T00:00:00.000Z' });
       await store.createSession({ idHash: 's2', userId: 'u1', csrfToken: 'c', expiresAt: '2027-01-01T00:00:00.000Z' });
@@ -181,6 +189,17 @@ for (const engine of engines) {
       assert.equal(await store.deleteJob(z2, job.id), false);
       assert.equal(await store.deleteJob(z1, job.id), true);
       assert.equal(await store.getJob(z1, job.id), undefined);
+    });
+
+    it('lists every job and rewrites a stored destination_conf without recording a configuration change', async () => {
+      const before = await store.latestConfigChange();
+      const all = await store.listAllJobs();
+      assert.ok(all.length > 0);
+      const first = all[0];
+      assert.ok(first !== undefined);
+      await store.setJobDestinationConf(first.id, 'file:///rewritten');
+      assert.equal((await store.getJob(first.zoneId, first.id))?.destinationConf, 'file:///rewritten');
+      assert.equal(await store.latestConfigChange(), before);
     });
 
     it('keeps per-node job counters', async () => {
