@@ -10,6 +10,7 @@ import { authenticate, authorizeZone } from './auth.ts';
 import { handleError } from './error-handler.ts';
 import { principalOf, type ApiDeps } from './request-context.ts';
 import { pathId } from './request-input.ts';
+import { auditLogRoutes } from './routes/audit-logs.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
@@ -73,6 +74,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
 
       zoneRoutes(api, deps);
       sessionRoutes(api, deps);
+      auditLogRoutes(api, deps);
 
       await api.register(
         async (zoned) => {

@@ -12,7 +12,8 @@ import { createDestination, type DestinationDeps } from '../destinations/create-
 import type { Destination, FailedOutcome } from '../destinations/destination.ts';
 import { objectKey } from '../destinations/object-key.ts';
 import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
-import type { Job, Store } from '../store/store.ts';
+import type { Job, JobStatus, Store } from '../store/store.ts';
+import { recordAudit, systemActor } from '../audit/record-audit.ts';
 import { Batcher, batchFraming, bytesOf, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
 import { chunkSection, eventStatus, type ChunkSection, type SectionText } from '../ingest/chunk-format.ts';
 import { inflateText } from '../ingest/deflated-text.ts';
@@ -314,12 +315,13 @@ export class JobRunner {
     this.deps.counters.count('failures');
     this.failingSince ??= now;
     const disable = now - this.failingSince >= this.deps.disableAfterMs;
-    await this.deps.store.setJobStatus(this.job.id, {
+    const status = {
       lastError: new Date(now).toISOString(),
       errorMessage: outcome.reason,
       failingSince: new Date(this.failingSince).toISOString(),
-      ...(disable ? { enabled: false } : {}),
-    });
+    };
+    if (disable) await this.disableJob(status);
+    else await this.deps.store.setJobStatus(this.job.id, status);
     if (attempt === 1 || attempt % 10 === 0) {
       this.deps.log.warn({ jobId: this.job.id, attempt, reason: outcome.reason }, `Job ${this.job.id} could not deliver a batch (attempt ${attempt}): ${outcome.reason}`);
     }
@@ -329,5 +331,23 @@ export class JobRunner {
       this.stopSignal.abort();
       this.deps.onDisabled(this.job);
     }
+  }
+
+  /** Disables the job for failing too long, with its audit entry in the same transaction. */
+  private async disableJob(status: JobStatus): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      await tx.setJobStatus(this.job.id, { ...status, enabled: false });
+      const zone = await tx.findZone(this.job.zoneId);
+      await recordAudit(tx, this.deps.clock, {
+        action: 'job.disable',
+        actor: systemActor,
+        ownerId: zone?.userId ?? null,
+        zone: zone ?? null,
+        resource: { type: 'logexport.job', id: String(this.job.id) },
+        oldValue: { enabled: true },
+        newValue: { enabled: false },
+        metadata: { reason: `no delivery for ${Math.round(this.deps.disableAfterMs / 60_000)} minutes`, last_error: status.errorMessage },
+      });
+    });
   }
 }

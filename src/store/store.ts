@@ -126,6 +126,8 @@ export interface AuditQuery {
   readonly actorEmail?: string;
   readonly actorIp?: string;
   readonly id?: string;
+  /** Leave out entries about no zone (sign-ins). */
+  readonly zoneEntriesOnly?: boolean;
   readonly direction: 'asc' | 'desc';
   readonly page: number;
   readonly perPage: number;

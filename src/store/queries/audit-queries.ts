@@ -53,6 +53,7 @@ export async function listAudit(db: Db, q: AuditQuery): Promise<{ readonly entri
   if (q.actorEmail !== undefined) query = query.where('actor_email', '=', q.actorEmail);
   if (q.actorIp !== undefined) query = query.where('actor_ip', '=', q.actorIp);
   if (q.id !== undefined) query = query.where('id', '=', q.id);
+  if (q.zoneEntriesOnly === true) query = query.where('zone_id', 'is not', null);
   const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   const rows = await query
     .selectAll()
