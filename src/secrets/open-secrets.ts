@@ -20,9 +20,9 @@ export class WrongSecretError extends Error {
 /** Checks `secret` against the store and seals any job secrets still stored in plain text; answers the box. */
 export async function openSecrets(store: Store, secret: string): Promise<SecretBox> {
   const box = new SecretBox(secret);
-  const check = await store.putSettingIfAbsent(secretsCheckSetting, box.checkValue());
-  if (!box.matches(check)) throw new WrongSecretError();
   await store.transaction(async (tx) => {
+    const check = await tx.getSetting(secretsCheckSetting);
+    if (check !== undefined && !box.matches(check)) throw new WrongSecretError();
     for (const job of await tx.listAllJobs()) {
       if (isFullySealed(job.destinationConf)) continue;
       let plain;
@@ -34,6 +34,8 @@ export async function openSecrets(store: Store, secret: string): Promise<SecretB
       }
       await tx.setJobDestinationConf(job.id, sealDestinationConf(plain, box));
     }
+    // Written only once the stored values are known to open with this secret (a first start, or an upgrade).
+    if (check === undefined && !box.matches(await tx.putSettingIfAbsent(secretsCheckSetting, box.checkValue()))) throw new WrongSecretError();
   });
   return box;
 }

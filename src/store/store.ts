@@ -124,6 +124,7 @@ export interface AuditQuery {
   readonly zoneName?: string;
   readonly actionType?: string;
   readonly actorEmail?: string;
+  /** An exact address, or a range in CIDR notation. */
   readonly actorIp?: string;
   readonly id?: string;
   /** Leave out entries about no zone (sign-ins). */

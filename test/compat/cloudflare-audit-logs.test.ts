@@ -81,6 +81,8 @@ describe('the audit log through the official client', () => {
       body: { rules: [] },
     });
     assert.equal(dashboardChange.status, 200, dashboardChange.text);
+    const signOut = await t.call('DELETE', '/session', { auth: { headers: { cookie, 'x-csrf-token': signIn.body.result.csrf_token } } });
+    assert.equal(signOut.status, 200, signOut.text);
   });
   after(async () => {
     await t.stop();
@@ -122,6 +124,8 @@ describe('the audit log through the official client', () => {
     const fromAddress = await collect(client.user.auditLogs.list({ actor: { ip: '198.51.100.20' } }));
     assert.ok(fromAddress.length > 0);
     assert.ok(fromAddress.every((e) => e.actor.type === 'token' && e.actor.email === owner.email && e.zone?.name === 'audit-b.example.com'));
+    const byRange = await collect(client.user.auditLogs.list({ actor: { ip: '198.51.100.0/24' } }));
+    assert.deepEqual(byRange.map((e) => e.id), fromAddress.map((e) => e.id), 'a CIDR range finds the same entries');
     const byEmail = await collect(client.user.auditLogs.list({ actor: { email: owner.email }, action: { type: 'ruleset.update' } }));
     assert.ok(byEmail.length >= 1, 'the dashboard change is there');
   });
@@ -129,6 +133,9 @@ describe('the audit log through the official client', () => {
   it('records sign-ins, failed ones too', async () => {
     const signIns = await collect(client.user.auditLogs.list({ action: { type: 'session.create' } }));
     assert.deepEqual(signIns.map((e) => e.action.result).sort(), [false, true]);
+    assert.ok(signIns.every((e) => e.zone === null && e.actor.email === owner.email));
+    const signOuts = await collect(client.user.auditLogs.list({ action: { type: 'session.delete' } }));
+    assert.equal(signOuts.length, 1);
   });
 
   it('pages with page and per_page, and orders oldest first on request', async () => {
@@ -162,7 +169,7 @@ describe('the audit log through the official client', () => {
   });
 
   it('refuses bad filters with 400 in the v4 envelope', async () => {
-    for (const query of ['since=yesterday', 'direction=up', 'per_page=0', 'color=red']) {
+    for (const query of ['since=yesterday', 'direction=up', 'per_page=0', 'color=red', 'actor.ip=10.0.0.0/99']) {
       const res = await t.call('GET', `/user/audit_logs?${query}`, { auth: owner });
       assert.equal(res.status, 400, query);
       assert.equal(res.body.errors[0].code, 10400);

@@ -277,6 +277,10 @@ for (const engine of engines) {
       assert.deepEqual((await store.listAudit({ ...base, actionType: 'job.create' })).entries.map((e) => e.id), ['e4', 'e2']);
       assert.deepEqual((await store.listAudit({ ...base, since: '2026-02-02T00:00:00.000Z', before: '2026-02-04T00:00:00.000Z' })).entries.map((e) => e.id), ['e3', 'e2']);
       assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.3' })).entries.map((e) => e.id), ['e3']);
+      const inRange = await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2 });
+      assert.deepEqual([inRange.total, inRange.entries.map((e) => e.id)], [3, ['e3', 'e2']], '10.0.0.1–3 are in the range, newest first');
+      assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2, page: 2 })).entries.map((e) => e.id), ['e1']);
+      assert.equal((await store.listAudit({ ...base, actorIp: '192.168.0.0/16' })).total, 0);
       assert.equal((await store.listAudit({ ...base, zoneName: 'two.example' })).total, 0);
       assert.equal((await store.listAudit({ ...base, zoneIds: [] })).total, 0);
       assert.equal((await store.listAudit({ ...base, zoneIds: [z1], actorEmail: 'a@example.com' })).total, 5);

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, appError } from '../../core/app-error.ts';
+import { parseIpNetwork } from '../../audit/ip-network.ts';
 import type { AuditEntry, AuditQuery } from '../../store/store.ts';
 import { success } from '../envelope.ts';
 import { queryInteger } from '../request-input.ts';
@@ -82,6 +83,9 @@ export function auditLogRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const actionType = text(query, 'action.type');
     const actorEmail = text(query, 'actor.email')?.toLowerCase();
     const actorIp = text(query, 'actor.ip', 64);
+    if (actorIp !== undefined && actorIp.includes('/') && parseIpNetwork(actorIp) === undefined) {
+      throw appError('invalidInput', 'actor.ip must be an IP address or a CIDR range such as 198.51.100.0/24', '/actor.ip');
+    }
     const id = text(query, 'id', 64);
     const auditQuery: AuditQuery = {
       ownerId,

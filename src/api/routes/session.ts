@@ -74,7 +74,21 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.delete('/session', async (request, reply) => {
     const sessionId = readCookie(request.headers, sessionCookieName);
-    if (sessionId !== undefined) await deps.store.deleteSession(hashSecret(sessionId));
+    const principal = principalOf(request);
+    if (sessionId !== undefined && principal.kind === 'user' && principal.via === 'session') {
+      const user = principal.user;
+      await deps.store.transaction(async (tx) => {
+        await tx.deleteSession(hashSecret(sessionId));
+        await recordAudit(tx, deps.clock, {
+          action: 'session.delete',
+          actor: { type: 'user', id: user.id, email: user.email, ip: request.ip },
+          ownerId: user.id,
+          resource: { type: 'user.session', id: user.id },
+        });
+      });
+    } else if (sessionId !== undefined) {
+      await deps.store.deleteSession(hashSecret(sessionId));
+    }
     void reply.header('set-cookie', `${sessionCookieName}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secureFlag(request)}`);
     return success(null);
   });

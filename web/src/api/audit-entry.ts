@@ -27,6 +27,7 @@ export const noAuditFilters: AuditFilters = { zoneName: '', actionType: '', acto
 /** The action types logexport records, for the filter's choices. */
 export const auditActionTypes = [
   'session.create',
+  'session.delete',
   'zone.create',
   'token.create',
   'ruleset.create',
