@@ -8,6 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { JobLifecycle } from './api/request-context.ts';
+import { authFailureWindowMs, AuthThrottle } from './accounts/auth-throttle.ts';
 import { buildServer } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
@@ -27,6 +28,8 @@ import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
+import { encryptedStore } from './secrets/encrypted-store.ts';
+import { openSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -67,13 +70,16 @@ export async function resolveSecret(config: AppConfig, store: Store): Promise<st
  */
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const clock = options.clock ?? systemClock;
-  const store = cachedStore(await openStore(config.database));
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const plainStore = await openStore(config.database);
+  const closers: (() => Promise<void>)[] = [() => plainStore.close()];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => {});
   };
   try {
-    const secret = await resolveSecret(config, store);
+    const secret = await resolveSecret(config, plainStore);
+    // Destination secrets are sealed in the store under a key derived from the node secret; everything
+    // above this line of wrappers sees them in plain text.
+    const store = cachedStore(encryptedStore(plainStore, await openSecrets(plainStore, secret)));
     // The queue opens before the server whose logger reports its background errors.
     const logRef: { current?: FastifyInstance['log'] } = {};
     const logError = (error: unknown) => logRef.current?.error({ err: error }, 'The queue reported an error.');
@@ -159,6 +165,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       live,
       dashboardDir,
       zoneDirectory,
+      throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
     });
     const log = server.log;
@@ -185,6 +192,16 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters; will try again.'));
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
+    // Housekeeping: audit entries older than LOGEXPORT_AUDIT_DAYS and ended throttling windows are removed.
+    const prune = () => {
+      const now = clock.now();
+      Promise.all([store.pruneAudit(new Date(now - config.auditDays * 86_400_000).toISOString()), store.pruneAuthFailures(now - authFailureWindowMs)]).catch(
+        (error: unknown) => log.warn({ err: error }, 'Could not prune the audit log or the throttling counts; will try again.'),
+      );
+    };
+    prune();
+    const pruneTimer = setInterval(prune, 3_600_000);
+    pruneTimer.unref();
 
     await zoneDirectory.start();
     closers.push(() => zoneDirectory.stop());
@@ -210,6 +227,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
           await supervisor.stop(deadline);
           clearInterval(flushTimer);
+          clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();
           await closeAll();

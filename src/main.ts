@@ -6,13 +6,15 @@ import { readEnv } from './config/env.ts';
 import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
 import { openStore } from './store/open-store.ts';
+import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
 const usage = `usage:
   logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
   logexport users create --email E [--password P]
   logexport zones create --email E --name example.com
-  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]`;
+  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
+  logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)`;
 
 class UsageError extends Error {}
 
@@ -138,6 +140,20 @@ async function run(args: readonly string[]): Promise<void> {
       const zone = (await store.findZone(zoneRef)) ?? (await store.findZoneByName(zoneRef.toLowerCase()));
       if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
       print({ token: await createToken(store, clock, { userId: user.id, zoneIds: [zone.id], permissions }) });
+    });
+    return;
+  }
+  if (command === 'secrets' && sub === 'rotate') {
+    const { options, settings } = splitOptions(rest, ['new-secret']);
+    const newSecret = options.get('new-secret') ?? process.env.LOGEXPORT_NEW_SECRET ?? '';
+    if (newSecret.length < 16) throw new UsageError('the new secret (--new-secret or LOGEXPORT_NEW_SECRET) must have at least 16 characters');
+    const config = configFrom(settings);
+    await withStore(config, async (store) => {
+      const oldSecret = config.secret ?? (await store.getSetting('secret'));
+      if (oldSecret === undefined) throw new AppError('invalidInput', 'the store has no secret yet: start logexport once, or set LOGEXPORT_SECRET');
+      if (oldSecret === newSecret) throw new UsageError('the new secret is the current one');
+      const { jobs } = await rotateSecrets(store, oldSecret, newSecret);
+      print({ rotated_jobs: jobs, next: 'stop every node, then start them with LOGEXPORT_SECRET set to the new secret' });
     });
     return;
   }

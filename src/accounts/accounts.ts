@@ -1,6 +1,7 @@
 import { AppError, appError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
-import { UniqueViolation, permissions as allPermissions, type Permission, type Store, type User, type Zone } from '../store/store.ts';
+import { recordAudit, systemActor } from '../audit/record-audit.ts';
+import { UniqueViolation, permissions as allPermissions, type AuditActor, type Permission, type Store, type User, type Zone } from '../store/store.ts';
 import { hashPassword, hashSecret, newApiKey, newApiToken, newId, normalizeEmail, passwordProblem } from './credentials.ts';
 import { normalizeZoneName } from './zone-name.ts';
 
@@ -30,13 +31,16 @@ export async function createUser(
 }
 
 /** Creates a zone owned by a user; the name must be a domain name not yet taken. */
-export async function createZone(store: Store, clock: Clock, userId: string, name: unknown): Promise<Zone> {
+export async function createZone(store: Store, clock: Clock, userId: string, name: unknown, actor: AuditActor = systemActor): Promise<Zone> {
   if (typeof name !== 'string') throw appError('invalidInput', 'name must be a domain name such as example.com', '/name');
   const normalized = normalizeZoneName(name);
   if (normalized === undefined) throw appError('invalidInput', `"${name}" is not a domain name such as example.com`, '/name');
   const zone: Zone = { id: newId(), name: normalized, userId, createdAt: new Date(clock.now()).toISOString() };
   try {
-    await store.createZone(zone);
+    await store.transaction(async (tx) => {
+      await tx.createZone(zone);
+      await recordAudit(tx, clock, { action: 'zone.create', actor, ownerId: userId, resource: { type: 'zone', id: zone.id }, zone, newValue: { id: zone.id, name: zone.name } });
+    });
   } catch (error) {
     if (error instanceof UniqueViolation) throw new AppError('zoneExists', { message: `a zone named ${normalized} already exists`, pointer: '/name' });
     throw error;
@@ -61,6 +65,7 @@ export async function createToken(
   store: Store,
   clock: Clock,
   input: { userId: string; zoneIds: readonly string[]; permissions: readonly Permission[] },
+  actor: AuditActor = systemActor,
 ): Promise<string> {
   for (const zoneId of input.zoneIds) {
     const zone = await store.findZone(zoneId);
@@ -69,13 +74,28 @@ export async function createToken(
     }
   }
   const token = newApiToken();
-  await store.createToken({
-    id: newId(),
-    userId: input.userId,
-    tokenHash: hashSecret(token),
-    zoneIds: input.zoneIds,
-    permissions: input.permissions,
-    createdAt: new Date(clock.now()).toISOString(),
+  const id = newId();
+  await store.transaction(async (tx) => {
+    await tx.createToken({
+      id,
+      userId: input.userId,
+      tokenHash: hashSecret(token),
+      zoneIds: input.zoneIds,
+      permissions: input.permissions,
+      createdAt: new Date(clock.now()).toISOString(),
+    });
+    // One entry per zone, so each zone's audit log shows who may now act on it.
+    for (const zoneId of input.zoneIds) {
+      const zone = await tx.findZone(zoneId);
+      await recordAudit(tx, clock, {
+        action: 'token.create',
+        actor,
+        ownerId: input.userId,
+        resource: { type: 'api_token', id },
+        zone: zone ?? null,
+        newValue: { id, zone_ids: input.zoneIds, permissions: input.permissions },
+      });
+    }
   });
   return token;
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyPattern, apiTokenPattern, hashSecret, normalizeEmail } from '../accounts/credentials.ts';
+import { throttleKeys, type AuthThrottle } from '../accounts/auth-throttle.ts';
 import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { ApiToken, Permission, Store, User, Zone } from '../store/store.ts';
@@ -43,18 +44,43 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** What authentication reads from a request. */
+export interface AuthRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
+  /** The client's address (behind a trusted proxy, the one it forwarded). */
+  readonly ip: string;
+}
+
+/** What authentication needs from the node. */
+export interface AuthDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly throttle: AuthThrottle;
+}
+
+/** Counts a failed key or token check; past the limit the answer is 429 instead of `error`. */
+async function refuse(error: AppError, email: string | undefined, ip: string, throttle: AuthThrottle): Promise<never> {
+  throw (await throttle.failed(throttleKeys(email, ip))) ?? error;
+}
+
 /**
  * Establishes the principal of a request from its headers, with the product's codes: 9106 when no
  * credential is sent, 6003 when one is malformed, 9103 for an unknown key, 9109 for an unknown token.
  * A bearer token wins when both kinds are sent (clients may send every credential they were given).
+ * Unknown keys and tokens are counted against the account and the client address (auth-throttle.ts);
+ * a valid key or token is never refused for them (nobody guesses 37 random characters), so the hot path
+ * of a valid credential reads nothing more.
  */
-export async function authenticate(headers: IncomingHttpHeaders, method: string, store: Store, clock: Clock): Promise<Principal> {
+export async function authenticate(request: AuthRequest, deps: AuthDeps): Promise<Principal> {
+  const { headers, method, ip } = request;
+  const { store, clock, throttle } = deps;
   const authorization = header(headers, 'authorization');
   if (authorization !== undefined) {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
     if (!m || !apiTokenPattern.test(m[1] ?? '')) throw malformed(6111, 'Invalid format for Authorization header');
     const token = await store.findTokenByHash(hashSecret(m[1] ?? ''));
-    if (token === undefined) throw new AppError('invalidToken');
+    if (token === undefined) return refuse(new AppError('invalidToken'), undefined, ip, throttle);
     return { kind: 'token', userId: token.userId, token };
   }
   const email = header(headers, 'x-auth-email');
@@ -65,7 +91,8 @@ export async function authenticate(headers: IncomingHttpHeaders, method: string,
     if (normalized === undefined) throw malformed(6102, 'Invalid format for X-Auth-Email header');
     if (!apiKeyPattern.test(key.trim())) throw malformed(6103, 'Invalid format for X-Auth-Key header');
     const user = await store.findUserByApiKeyHash(hashSecret(key.trim()));
-    if (user === undefined || user.email !== normalized) throw new AppError('unknownApiKey');
+    if (user === undefined || user.email !== normalized) return refuse(new AppError('unknownApiKey'), normalized, ip, throttle);
+    await throttle.succeeded(throttleKeys(normalized, ip)[0] ?? '');
     return { kind: 'user', user, via: 'key' };
   }
   const sessionId = readCookie(headers, sessionCookieName);

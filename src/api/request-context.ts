@@ -3,6 +3,7 @@
  * what the server's hooks attached to the request (the authenticated principal, the authorized zone).
  * Routes and the server both import this module; routes never import the server.
  */
+import type { AuthThrottle } from '../accounts/auth-throttle.ts';
 import type { AppConfig } from '../config/config.ts';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../core/app-error.ts';
@@ -66,6 +67,8 @@ export interface ApiDeps {
   readonly zoneDirectory: ZoneDirectory;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
+  /** Counts failed sign-ins and credential checks; answers 429 past the limit. */
+  readonly throttle: AuthThrottle;
 }
 
 /** The authenticated principal of a request that passed the zone or user hook. */

@@ -11,7 +11,9 @@ import { customFieldsPhase } from '../domain/rulesets/phase.ts';
 import { replaceRules, type ChangeContext } from '../domain/rulesets/ruleset-changes.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { UniqueViolation, type RulesetSnapshot } from '../store/store.ts';
-import type { ApiDeps } from './request-context.ts';
+import type { FastifyRequest } from 'fastify';
+import { auditZoneChange, zoneAuditOf } from './audit-actor.ts';
+import { zoneOf, type ApiDeps } from './request-context.ts';
 
 /** Refuses any phase but the one logexport serves, as a `rulesetInvalid` error at `pointer`. */
 export function checkPhase(phase: unknown, pointer: string): void {
@@ -25,6 +27,19 @@ export function checkPhase(phase: unknown, pointer: string): void {
 }
 
 const mutationAttempts = 5;
+
+/** What the audit log says about a ruleset write: the request that made it and the action. */
+export interface RulesetAudit {
+  readonly request: FastifyRequest;
+  readonly action: string;
+  /** The rule a rule route changed. */
+  readonly ruleId?: string;
+}
+
+/** A ruleset as the audit log names it. */
+export function rulesetResource(rulesetId: string) {
+  return { type: 'ruleset', id: rulesetId };
+}
 
 /**
  * The ruleset reads and writes of the API's store, clock and change listener: `load` (a ruleset, or 404),
@@ -54,7 +69,9 @@ export function rulesetWrites(deps: ApiDeps) {
     loadCurrent: () => Promise<RulesetSnapshot>,
     next: (current: RulesetSnapshot, ctx: ChangeContext) => Pick<RulesetSnapshot, 'rules'> & Partial<RulesetSnapshot>,
     dryRun: boolean,
+    audit: RulesetAudit,
   ): Promise<RulesetSnapshot> {
+    const trail = dryRun ? undefined : await zoneAuditOf(audit.request, deps.store, zoneOf(audit.request));
     for (let attempt = 0; attempt < mutationAttempts; attempt++) {
       const current = await loadCurrent();
       const ctx = context();
@@ -65,8 +82,19 @@ export function rulesetWrites(deps: ApiDeps) {
         lastUpdated: ctx.now,
       };
       checkLimit(snapshot.rules);
-      if (dryRun) return snapshot;
-      if (await deps.store.updateRuleset(snapshot, current.version)) {
+      if (dryRun || trail === undefined) return snapshot;
+      const saved = await deps.store.transaction(async (tx) => {
+        if (!(await tx.updateRuleset(snapshot, current.version))) return false;
+        await auditZoneChange(tx, deps.clock, trail, {
+          action: audit.action,
+          resource: rulesetResource(snapshot.id),
+          oldValue: current,
+          newValue: snapshot,
+          ...(audit.ruleId === undefined ? {} : { metadata: { rule_id: audit.ruleId } }),
+        });
+        return true;
+      });
+      if (saved) {
         deps.changes.zoneChanged(zoneId);
         return snapshot;
       }
@@ -78,6 +106,7 @@ export function rulesetWrites(deps: ApiDeps) {
     zoneId: string,
     fields: { name: string; description: string; rules: readonly RuleInput[] },
     dryRun: boolean,
+    audit: RulesetAudit,
   ): Promise<RulesetSnapshot> {
     const ctx = context();
     const replaced = replaceRules([], fields.rules, ctx);
@@ -97,8 +126,12 @@ export function rulesetWrites(deps: ApiDeps) {
     const existing = await deps.store.findRulesetByPhase(zoneId, customFieldsPhase);
     if (existing !== undefined) throw phaseTaken();
     if (dryRun) return snapshot;
+    const trail = await zoneAuditOf(audit.request, deps.store, zoneOf(audit.request));
     try {
-      await deps.store.insertRuleset(snapshot);
+      await deps.store.transaction(async (tx) => {
+        await tx.insertRuleset(snapshot);
+        await auditZoneChange(tx, deps.clock, trail, { action: audit.action, resource: rulesetResource(snapshot.id), newValue: snapshot });
+      });
     } catch (error) {
       if (error instanceof UniqueViolation) throw phaseTaken();
       throw error;

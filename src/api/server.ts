@@ -5,11 +5,13 @@
  */
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config/config.ts';
 import { appError, AppError } from '../core/app-error.ts';
 import { authenticate, authorizeZone } from './auth.ts';
 import { handleError } from './error-handler.ts';
 import { principalOf, type ApiDeps } from './request-context.ts';
 import { pathId } from './request-input.ts';
+import { auditLogRoutes } from './routes/audit-logs.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { datasetRoutes } from './routes/datasets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
@@ -38,6 +40,12 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   }
 }
 
+/** LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 /** Builds the HTTP server: the /client/v4 API (and, as they are added, ingest, metrics and the dashboard). */
 export function buildServer(deps: ApiDeps): FastifyInstance {
   const app = Fastify({
@@ -47,6 +55,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
     bodyLimit: deps.config.apiBodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // Behind a reverse proxy the client's address and scheme come from X-Forwarded-For / -Proto, believed
+    // only from the proxies this setting names (request.ip, request.protocol).
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
@@ -61,11 +72,12 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
 
       api.addHook('onRequest', async (request) => {
         if (request.routeOptions.config.public === true) return;
-        request.principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
+        request.principal = await authenticate(request, deps);
       });
 
       zoneRoutes(api, deps);
       sessionRoutes(api, deps);
+      auditLogRoutes(api, deps);
 
       await api.register(
         async (zoned) => {

@@ -47,7 +47,18 @@ export interface AppConfig {
   readonly queueMaxPendingBytes: number;
   /** Request bodies ingest receives and processes at once; beyond it new requests get 429. */
   readonly ingestMaxBufferedBytes: number;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
+  readonly metricsToken: string | undefined;
+  /** Fastify's `trustProxy`: false, true (every hop), a hop count, or addresses/CIDRs of trusted proxies. */
+  readonly trustProxy: TrustProxy;
+  /** Failed sign-ins or credential checks allowed per account and per client address in one minute. */
+  readonly authFailuresPerMinute: number;
+  /** Days audit log entries are kept. */
+  readonly auditDays: number;
 }
+
+/** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
+export type TrustProxy = boolean | number | readonly string[];
 
 /** A bad setting: its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -102,6 +113,20 @@ function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   fail(name, value, 'true or false');
+}
+
+function trustProxy(raw: RawEnv): TrustProxy {
+  const value = raw.LOGEXPORT_TRUST_PROXY;
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const parts = value.split(',').map((p) => p.trim());
+  for (const part of parts) {
+    if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(part) && !['loopback', 'linklocal', 'uniquelocal'].includes(part)) {
+      fail('LOGEXPORT_TRUST_PROXY', value, 'false, true, a number of hops, or proxy addresses/CIDRs separated by commas (e.g. 127.0.0.1,10.0.0.0/8)');
+    }
+  }
+  return Object.freeze(parts);
 }
 
 function databaseConfig(raw: RawEnv, dataDir: string): DatabaseConfig {
@@ -159,6 +184,8 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) fail('LOGEXPORT_HOST', host, 'a host name or IP address');
   const secret = raw.LOGEXPORT_SECRET;
   if (secret !== undefined && secret.length < 16) fail('LOGEXPORT_SECRET', '…', 'at least 16 characters');
+  const metricsToken = raw.LOGEXPORT_METRICS_TOKEN;
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) fail('LOGEXPORT_METRICS_TOKEN', '…', 'at least 16 printable characters without spaces');
   const logLevel = raw.LOGEXPORT_LOG_LEVEL ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) fail('LOGEXPORT_LOG_LEVEL', logLevel, logLevels.join(', '));
   const config: AppConfig = {
@@ -188,6 +215,10 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     liveBufferRecords: integer(raw, 'LOGEXPORT_LIVE_BUFFER', 1000, 1, 1_000_000),
     liveIdleTimeoutMs: duration(raw, 'LOGEXPORT_LIVE_IDLE_TIMEOUT', 30_000, 100),
     liveMaxSessions: integer(raw, 'LOGEXPORT_LIVE_MAX_SESSIONS', 16, 1, 1000),
+    metricsToken,
+    trustProxy: trustProxy(raw),
+    authFailuresPerMinute: integer(raw, 'LOGEXPORT_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
+    auditDays: integer(raw, 'LOGEXPORT_AUDIT_DAYS', 90, 1, 36_500),
   };
   return Object.freeze(config);
 }

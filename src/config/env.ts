@@ -34,6 +34,11 @@ export const settingNames = [
   'LOGEXPORT_LIVE_BUFFER',
   'LOGEXPORT_LIVE_IDLE_TIMEOUT',
   'LOGEXPORT_LIVE_MAX_SESSIONS',
+  // Hardening (issue 19).
+  'LOGEXPORT_METRICS_TOKEN',
+  'LOGEXPORT_TRUST_PROXY',
+  'LOGEXPORT_AUTH_FAILURES_PER_MINUTE',
+  'LOGEXPORT_AUDIT_DAYS',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

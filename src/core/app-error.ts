@@ -35,6 +35,9 @@ export const errorCatalogue = {
   liveSessionLimitReached: { code: 1004, status: 403, message: 'creating a new instant logs job is not allowed: the zone has as many live sessions as allowed' },
   // OpenTelemetry logs in (OTLP/HTTP)
   otlpUndecodable: { code: 12001, status: 400, message: 'The body is not an OTLP ExportLogsServiceRequest' },
+  // Hardening (issue 19): protected metrics, throttled credential checks, the audit log.
+  metricsUnauthorized: { code: 12401, status: 401, message: 'GET /metrics needs Authorization: Bearer <LOGEXPORT_METRICS_TOKEN>' },
+  tooManyAuthFailures: { code: 10429, status: 429, message: 'Too many failed sign-ins or credential checks; retry after Retry-After seconds' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

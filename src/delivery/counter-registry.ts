@@ -49,11 +49,15 @@ export class CounterRegistry {
     this.jobs.delete(jobId);
   }
 
-  /** Writes every changed job's counters to the store. */
-  async flush(): Promise<void> {
-    const now = this.clock.now();
-    for (const [jobId, counters] of this.jobs) {
-      if (!counters.dirty) continue;
+  /**
+   * Writes one after another, each taking its snapshot when its turn comes, so an older snapshot never
+   * lands after a newer one (a periodic flush racing a runner's write before a commit).
+   */
+  private writing: Promise<void> = Promise.resolve();
+
+  private write(jobId: number, counters: JobCounters): Promise<void> {
+    const next = this.writing.then(async () => {
+      const now = this.clock.now();
       counters.dirty = false;
       await this.store.putJobCounters({
         jobId,
@@ -61,7 +65,29 @@ export class CounterRegistry {
         counters: JSON.stringify(counters.snapshot(now)),
         updatedAt: new Date(now).toISOString(),
       });
+    });
+    this.writing = next.catch(() => {});
+    return next;
+  }
+
+  /** Writes every changed job's counters to the store. */
+  async flush(): Promise<void> {
+    for (const [jobId, counters] of this.jobs) {
+      if (counters.dirty) await this.write(jobId, counters);
     }
+  }
+
+  /** Writes one job's counters now (a runner does, before it commits a batch it counted). */
+  async flushJob(jobId: number): Promise<void> {
+    const counters = this.jobs.get(jobId);
+    if (counters !== undefined) await this.write(jobId, counters);
+  }
+
+  /** Whether a batch's range was counted already, here or by a node that stored it before it stopped. */
+  async wasCounted(jobId: number, rangeId: string): Promise<boolean> {
+    if (this.jobs.get(jobId)?.countedRange === rangeId) return true;
+    const rows = await this.store.listJobCounters(jobId);
+    return rows.some((row) => parseStored(row.counters)?.counted_range === rangeId);
   }
 
   /** The job's counters summed over every node: this node's live values and the others' stored rows. */

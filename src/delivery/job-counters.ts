@@ -27,6 +27,25 @@ export interface SeriesPoint {
 export interface StoredCounters {
   readonly counters: JobCounterValues;
   readonly series: readonly SeriesPoint[];
+  /** The queue range of the last batch these counters include; a batch re-sent after a restart is not counted again. */
+  readonly counted_range?: string;
+}
+
+/** What happened to the records of one batch's queue range before delivery; counted when the batch is done. */
+export interface BatchTally {
+  received: number;
+  filtered_out: number;
+  sampled_out: number;
+  dropped: Record<string, number>;
+}
+
+export function emptyTally(): BatchTally {
+  return { received: 0, filtered_out: 0, sampled_out: 0, dropped: {} };
+}
+
+/** Adds `n` records dropped for `reason` to a tally. */
+export function tallyDrop(tally: BatchTally, reason: string, n: number): void {
+  if (n > 0) tally.dropped[reason] = (tally.dropped[reason] ?? 0) + n;
 }
 
 export const seriesMinutes = 60;
@@ -70,9 +89,12 @@ export class JobCounters {
   private readonly perMinute = new Map<number, number>();
   /** Set when values changed since the last write to the store. */
   dirty = false;
+  /** The range of the last batch counted (see StoredCounters). */
+  countedRange: string | undefined;
 
   constructor(initial?: StoredCounters) {
     this.values = initial === undefined ? emptyCounterValues() : addCounterValues(emptyCounterValues(), initial.counters);
+    this.countedRange = initial?.counted_range;
     for (const point of initial?.series ?? []) this.perMinute.set(Date.parse(point.at), point.delivered_records);
   }
 
@@ -95,6 +117,16 @@ export class JobCounters {
     this.dirty = true;
   }
 
+  /** Counts a finished batch's tally, remembering its range so a re-send of it is not counted twice. */
+  settle(tally: BatchTally, rangeId: string): void {
+    this.values.received += tally.received;
+    this.values.filtered_out += tally.filtered_out;
+    this.values.sampled_out += tally.sampled_out;
+    for (const [reason, n] of Object.entries(tally.dropped)) this.drop(reason, n);
+    this.countedRange = rangeId;
+    this.dirty = true;
+  }
+
   /** A copy for storing or answering, with the series trimmed to the last hour. */
   snapshot(nowMs: number): StoredCounters {
     const oldest = minuteOf(nowMs) - (seriesMinutes - 1) * 60_000;
@@ -102,6 +134,7 @@ export class JobCounters {
     return {
       counters: addCounterValues(emptyCounterValues(), this.values),
       series: [...this.perMinute.entries()].sort((a, b) => a[0] - b[0]).map(([at, n]) => ({ at: new Date(at).toISOString(), delivered_records: n })),
+      ...(this.countedRange === undefined ? {} : { counted_range: this.countedRange }),
     };
   }
 }

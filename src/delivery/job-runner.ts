@@ -12,12 +12,13 @@ import { createDestination, type DestinationDeps } from '../destinations/create-
 import type { Destination, FailedOutcome } from '../destinations/destination.ts';
 import { objectKey } from '../destinations/object-key.ts';
 import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
-import type { Job, Store } from '../store/store.ts';
+import type { Job, JobStatus, Store } from '../store/store.ts';
+import { recordAudit, systemActor } from '../audit/record-audit.ts';
 import { Batcher, batchFraming, bytesOf, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
 import { chunkSection, eventStatus, type ChunkSection, type SectionText } from '../ingest/chunk-format.ts';
 import { inflateText } from '../ingest/deflated-text.ts';
 import { deliverWithRetry, sleep, type RetryPolicy } from './deliver-with-retry.ts';
-import type { JobCounters } from './job-counters.ts';
+import { emptyTally, tallyDrop, type BatchTally, type JobCounters } from './job-counters.ts';
 import type { JobPlan } from '../ingest/job-plan.ts';
 
 /** What a runner needs from the node. */
@@ -33,6 +34,10 @@ export interface RunnerDeps {
   readonly retryPolicy: RetryPolicy;
   /** Told when the runner disabled its job because it failed for too long. */
   readonly onDisabled: (job: Job) => void;
+  /** Writes the job's counters to the store now; called before a counted batch is committed. */
+  readonly persistCounters: () => Promise<void>;
+  /** Whether the counters in the store already include the batch of this range (re-sent after a restart). */
+  readonly countedBefore: (rangeId: string) => Promise<boolean>;
 }
 
 /** A section's text as one batch part, when it can be taken whole (records of the first layout have no delimiters between them). */
@@ -79,6 +84,8 @@ export class JobRunner {
   private running: Promise<void> | undefined;
   private failingSince: number | undefined;
   private lastHeartbeat = 0;
+  /** What happened to the records of the open batch's range, counted when the batch is done. */
+  private tally: BatchTally = emptyTally();
 
   constructor(job: Job, plan: JobPlan, deps: RunnerDeps) {
     this.job = job;
@@ -180,42 +187,40 @@ export class JobRunner {
     await consumer.heartbeat();
   }
 
-  /**
-   * This job's section of a chunk and how many of events [from, to) it kept, counting what happened to them;
-   * no section when the job was not enabled when the events arrived (or the chunk cannot be read: counted).
-   */
-  private sectionOf(chunk: QueueChunk, from: number, to: number): { readonly section?: ChunkSection; readonly kept: number } {
-    let section;
-    try {
-      section = chunkSection(chunk.payload, this.job.id);
-    } catch {
-      this.deps.counters.drop('unreadable', to - from);
-      return { kept: 0 };
-    }
-    if (section === undefined) return { kept: 0 };
-    const tally = section.tally(from, to);
-    this.deps.counters.count('received', to - from);
-    this.deps.counters.count('filtered_out', tally.filteredOut);
-    this.deps.counters.count('sampled_out', tally.sampledOut);
-    return { section, kept: tally.kept };
-  }
-
   /** Feeds a chunk's records not yet committed to the batcher, delivering every batch that fills up; false when stopped. */
   private consumeChunk(consumer: QueueConsumer, destination: Destination, chunk: QueueChunk): Promise<boolean> {
-    return this.feed(this.batcher, chunk, chunk.firstRecord, chunk.count, () => this.flush(consumer, destination));
+    return this.feed(this.batcher, () => this.tally, chunk, chunk.firstRecord, chunk.count, () => this.flush(consumer, destination));
   }
 
   /**
    * Feeds records [from, to) of a chunk to `batcher`. When they hold all the job's kept records of the
    * chunk and fit in a batch, they go in as the chunk's text (compressed or not), after `makeRoom`
    * delivered the open batch if they do not fit in it; otherwise they go in one by one. `makeRoom` is
-   * also called when the batch is due to close; it answers false when the runner stopped.
+   * also called when the batch is due to close; it answers false when the runner stopped. What happens to
+   * each record (received, filtered out, sampled out, dropped) is counted in the tally of the batch whose
+   * range it joins (`tally()` after any `makeRoom`), so a batch's counts are exactly its range's.
    */
-  private async feed(batcher: Batcher, chunk: QueueChunk, from: number, to: number, makeRoom: () => Promise<boolean>): Promise<boolean> {
-    const { section, kept } = this.sectionOf(chunk, from, to);
+  private async feed(batcher: Batcher, tally: () => BatchTally, chunk: QueueChunk, from: number, to: number, makeRoom: () => Promise<boolean>): Promise<boolean> {
+    let section: ChunkSection | undefined;
+    let unreadable = false;
+    try {
+      section = chunkSection(chunk.payload, this.job.id);
+    } catch {
+      unreadable = true;
+    }
+    // No section: the job was not enabled when the events arrived (nothing to count), or the chunk is unreadable.
+    const counts = section?.tally(from, to);
+    const kept = counts?.kept ?? 0;
     const whole = section !== undefined && kept > 0 && kept === section.kept ? wholeText(section.text) : undefined;
     if (section === undefined || kept === 0 || (whole !== undefined && batcher.fits(kept, bytesOf(whole)))) {
       if (whole !== undefined && batcher.wouldOverflow(kept, bytesOf(whole)) && !(await makeRoom())) return false;
+      const open = tally();
+      if (unreadable) tallyDrop(open, 'unreadable', to - from);
+      if (counts !== undefined) {
+        open.received += to - from;
+        open.filtered_out += counts.filteredOut;
+        open.sampled_out += counts.sampledOut;
+      }
       const now = this.deps.clock.now();
       batcher.consumeText(chunk.seq, from, to, chunk.appendedAtMs, whole, kept, now);
       return !batcher.shouldClose(now) || makeRoom();
@@ -224,11 +229,16 @@ export class JobRunner {
     // The loop only waits when it delivers, so the time is read once and again after each delivery.
     let now = this.deps.clock.now();
     for (let index = from; index < to; index++) {
-      const record = section.status(index) === eventStatus.kept ? section.recordOf(text, index) : undefined;
+      const status = section.status(index);
+      const record = status === eventStatus.kept ? section.recordOf(text, index) : undefined;
       if (record !== undefined && batcher.wouldOverflow(1, record.length)) {
         if (!(await makeRoom())) return false;
         now = this.deps.clock.now();
       }
+      const open = tally();
+      open.received += 1;
+      if (status === eventStatus.filteredOut) open.filtered_out += 1;
+      else if (status === eventStatus.sampledOut) open.sampled_out += 1;
       batcher.consume(chunk.seq, index, chunk.appendedAtMs, record, now);
       if (batcher.shouldClose(now)) {
         if (!(await makeRoom())) return false;
@@ -241,13 +251,32 @@ export class JobRunner {
   /** Closes the open batch and delivers it; false when the runner stopped before it was delivered. */
   private async flush(consumer: QueueConsumer, destination: Destination): Promise<boolean> {
     const batch = this.batcher.take();
+    const tally = this.tally;
+    this.tally = emptyTally();
     if (batch.records === 0) {
       // Everything was filtered or sampled out: nothing to send, but the range is done.
+      await this.settle(batch.range, tally);
       await consumer.commit(batch.range);
       return true;
     }
     await consumer.saveInflight(batch.range);
-    return this.deliver(consumer, destination, batch.range, batch.parts, batch.records);
+    return this.deliver(consumer, destination, batch.range, batch.parts, batch.records, tally);
+  }
+
+  /**
+   * Counts a finished batch and writes the counters before its range is committed, marked with the range:
+   * after a crash between the two, the re-sent batch finds its range counted and is not counted again; a
+   * crash before the write loses the in-memory counts, and the re-send counts them.
+   */
+  private async settle(range: InflightBatch, tally: BatchTally, delivered?: { readonly records: number; readonly bytes: number }): Promise<void> {
+    if (delivered !== undefined) this.deps.counters.delivered(delivered.records, delivered.bytes, this.deps.clock.now());
+    this.deps.counters.settle(tally, range.rangeId);
+    try {
+      await this.deps.persistCounters();
+    } catch (error) {
+      // Counting must not stop delivery; the periodic flush writes them later (a crash before it may count this batch twice).
+      this.deps.log.warn({ err: error, jobId: this.job.id }, `Job ${this.job.id} could not store its counters; will try again.`);
+    }
   }
 
   /** Re-sends exactly the recorded batch after a restart. */
@@ -257,21 +286,33 @@ export class JobRunner {
     // The batch is rebuilt whole, from exactly its segments: a batcher without limits never asks for room.
     const rebuilt = new Batcher(noBatchLimits, this.framing);
     const unlimited = () => Promise.resolve(true);
+    const tally = emptyTally();
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
-      if (chunk === undefined) this.deps.counters.drop('missing_from_queue', segment.to - segment.from);
-      else await this.feed(rebuilt, chunk, segment.from, segment.to, unlimited);
+      if (chunk === undefined) tallyDrop(tally, 'missing_from_queue', segment.to - segment.from);
+      else await this.feed(rebuilt, () => tally, chunk, segment.from, segment.to, unlimited);
     }
+    // The batch may have been counted (and delivered) just before the stop, without being committed.
+    const counted = await this.deps.countedBefore(inflight.rangeId);
     this.deps.log.info({ jobId: this.job.id, range: inflight.rangeId }, `Job ${this.job.id} re-sends the batch that was in flight when it last stopped.`);
     const batch = rebuilt.isEmpty() ? undefined : rebuilt.take();
     if (batch === undefined || batch.records === 0) {
+      if (!counted) await this.settle(inflight, tally);
       await consumer.commit(inflight);
       return true;
     }
-    return this.deliver(consumer, destination, inflight, batch.parts, batch.records);
+    return this.deliver(consumer, destination, inflight, batch.parts, batch.records, counted ? undefined : tally);
   }
 
-  private async deliver(consumer: QueueConsumer, destination: Destination, range: InflightBatch, parts: readonly BatchPart[], records: number): Promise<boolean> {
+  /** Delivers a batch (retrying), counts it unless `tally` is undefined (counted before a restart), and commits it. */
+  private async deliver(
+    consumer: QueueConsumer,
+    destination: Destination,
+    range: InflightBatch,
+    parts: readonly BatchPart[],
+    records: number,
+    tally: BatchTally | undefined,
+  ): Promise<boolean> {
     const body = await compressBatch(parts, this.deps.gzipLevel);
     const key = objectKey({
       pathTemplate: 'path' in this.plan.destination ? this.plan.destination.path : '',
@@ -294,9 +335,8 @@ export class JobRunner {
       },
     );
     if (result === 'aborted') return false;
+    if (tally !== undefined) await this.settle(range, tally, { records, bytes: body.length });
     await consumer.commit(range);
-    const now = this.deps.clock.now();
-    this.deps.counters.delivered(records, body.length, now);
     this.failingSince = undefined;
     await this.deps.store.setJobStatus(this.job.id, {
       lastComplete: new Date(range.lastAppendMs).toISOString(),
@@ -314,12 +354,13 @@ export class JobRunner {
     this.deps.counters.count('failures');
     this.failingSince ??= now;
     const disable = now - this.failingSince >= this.deps.disableAfterMs;
-    await this.deps.store.setJobStatus(this.job.id, {
+    const status = {
       lastError: new Date(now).toISOString(),
       errorMessage: outcome.reason,
       failingSince: new Date(this.failingSince).toISOString(),
-      ...(disable ? { enabled: false } : {}),
-    });
+    };
+    if (disable) await this.disableJob(status);
+    else await this.deps.store.setJobStatus(this.job.id, status);
     if (attempt === 1 || attempt % 10 === 0) {
       this.deps.log.warn({ jobId: this.job.id, attempt, reason: outcome.reason }, `Job ${this.job.id} could not deliver a batch (attempt ${attempt}): ${outcome.reason}`);
     }
@@ -329,5 +370,23 @@ export class JobRunner {
       this.stopSignal.abort();
       this.deps.onDisabled(this.job);
     }
+  }
+
+  /** Disables the job for failing too long, with its audit entry in the same transaction. */
+  private async disableJob(status: JobStatus): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      await tx.setJobStatus(this.job.id, { ...status, enabled: false });
+      const zone = await tx.findZone(this.job.zoneId);
+      await recordAudit(tx, this.deps.clock, {
+        action: 'job.disable',
+        actor: systemActor,
+        ownerId: zone?.userId ?? null,
+        zone: zone ?? null,
+        resource: { type: 'logexport.job', id: String(this.job.id) },
+        oldValue: { enabled: true },
+        newValue: { enabled: false },
+        metadata: { reason: `no delivery for ${Math.round(this.deps.disableAfterMs / 60_000)} minutes`, last_error: status.errorMessage },
+      });
+    });
   }
 }

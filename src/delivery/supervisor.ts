@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.ts';
 import { JobRunner, type RunnerDeps } from './job-runner.ts';
 
 /** What the supervisor needs to build runners. */
-export interface SupervisorDeps extends Omit<RunnerDeps, 'counters' | 'onDisabled' | 'log'> {
+export interface SupervisorDeps extends Omit<RunnerDeps, 'counters' | 'onDisabled' | 'log' | 'persistCounters' | 'countedBefore'> {
   readonly store: Store;
   readonly log: Logger;
   readonly counters: CounterRegistry;
@@ -83,6 +83,8 @@ export class Supervisor {
       const runner = new JobRunner(job, plan.value, {
         ...this.deps,
         counters: await this.deps.counters.forJob(job.id),
+        persistCounters: () => this.deps.counters.flushJob(job.id),
+        countedBefore: (rangeId) => this.deps.counters.wasCounted(job.id, rangeId),
         onDisabled: (disabled) => {
           this.deps.onJobDisabled(disabled);
           void this.requestSync();

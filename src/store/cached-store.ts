@@ -76,6 +76,8 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     close: () => store.close(),
     getSetting: (key) => store.getSetting(key),
     putSettingIfAbsent: (key, value) => store.putSettingIfAbsent(key, value),
+    putSetting: (key, value) => store.putSetting(key, value),
+    deleteSetting: (key) => store.deleteSetting(key),
     createUser: (user) => store.createUser(user),
     findUserByEmail: (email) => store.findUserByEmail(email),
     findUserById: (id) => cache.get<User | undefined>(`u:${id}`, () => store.findUserById(id)),
@@ -108,6 +110,11 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
       }),
     getJob: (zoneId, jobId) => store.getJob(zoneId, jobId),
     listEnabledJobs: () => store.listEnabledJobs(),
+    listAllJobs: () => store.listAllJobs(),
+    setJobDestinationConf: async (jobId, conf) => {
+      await store.setJobDestinationConf(jobId, conf);
+      cache.deleteWhere('z:');
+    },
     createJob: (zoneId, settings: JobSettings, at, max) => afterWrite(zoneId, store.createJob(zoneId, settings, at, max)),
     updateJob: (zoneId, jobId, changes, at) => afterWrite(zoneId, store.updateJob(zoneId, jobId, changes, at)),
     deleteJob: (zoneId, jobId) => afterWrite(zoneId, store.deleteJob(zoneId, jobId)),
@@ -121,6 +128,13 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     configChangesSince: (seq) => store.configChangesSince(seq),
     latestConfigChange: () => store.latestConfigChange(),
     pruneConfigChanges: (before) => store.pruneConfigChanges(before),
+    appendAudit: (entry) => store.appendAudit(entry),
+    listAudit: (query) => store.listAudit(query),
+    pruneAudit: (before) => store.pruneAudit(before),
+    recordAuthFailure: (key, nowMs, windowMs) => store.recordAuthFailure(key, nowMs, windowMs),
+    authFailures: (keys, nowMs, windowMs) => store.authFailures(keys, nowMs, windowMs),
+    clearAuthFailures: (keys) => store.clearAuthFailures(keys),
+    pruneAuthFailures: (beforeMs) => store.pruneAuthFailures(beforeMs),
   };
   return cached;
 }

@@ -58,6 +58,26 @@ export interface Database {
   };
   config_changes: { seq: Generated<number>; zone_id: string; changed_at: string };
   job_counters: { job_id: number; node: string; counters: string; updated_at: string };
+  audit_log: {
+    seq: Generated<number>;
+    id: string;
+    at: string;
+    action_type: string;
+    action_result: number;
+    actor_type: string;
+    actor_id: string | null;
+    actor_email: string | null;
+    actor_ip: string | null;
+    owner_id: string | null;
+    resource_type: string;
+    resource_id: string | null;
+    zone_id: string | null;
+    zone_name: string | null;
+    old_value: string | null;
+    new_value: string | null;
+    metadata: string | null;
+  };
+  auth_failures: { key: string; window_start: string; failures: number };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

@@ -2,13 +2,15 @@ import type { Kysely } from 'kysely';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { Database, Engine } from './database.ts';
 import * as accounts from './queries/account-queries.ts';
+import * as audit from './queries/audit-queries.ts';
+import * as authFailures from './queries/auth-failure-queries.ts';
 import * as changes from './queries/config-change-queries.ts';
 import * as jobs from './queries/job-queries.ts';
 import type { Db } from './queries/query-db.ts';
 import * as rulesets from './queries/ruleset-queries.ts';
 import * as settings from './queries/setting-queries.ts';
 import * as zones from './queries/zone-queries.ts';
-import type { ApiToken, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, User, Zone } from './store.ts';
+import type { ApiToken, AuditEntry, AuditQuery, AuthFailureCount, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, User, Zone } from './store.ts';
 
 /**
  * The store over Kysely: the queries live in queries/, one module per aggregate (accounts, zones,
@@ -47,6 +49,14 @@ export class KyselyStore implements Store {
 
   putSettingIfAbsent(key: string, value: string): Promise<string> {
     return settings.putSettingIfAbsent(this.db, key, value);
+  }
+
+  putSetting(key: string, value: string): Promise<void> {
+    return settings.putSetting(this.db, key, value);
+  }
+
+  deleteSetting(key: string): Promise<void> {
+    return settings.deleteSetting(this.db, key);
   }
 
   createUser(user: User): Promise<void> {
@@ -153,6 +163,14 @@ export class KyselyStore implements Store {
     return jobs.getJob(this.db, zoneId, jobId);
   }
 
+  listAllJobs(): Promise<readonly Job[]> {
+    return jobs.listAllJobs(this.db);
+  }
+
+  setJobDestinationConf(jobId: number, destinationConf: string): Promise<void> {
+    return jobs.setJobDestinationConf(this.db, jobId, destinationConf);
+  }
+
   listEnabledJobs(): Promise<readonly Job[]> {
     return jobs.listEnabledJobs(this.db);
   }
@@ -191,5 +209,33 @@ export class KyselyStore implements Store {
 
   latestConfigChange(): Promise<number> {
     return changes.latestConfigChange(this.db);
+  }
+
+  appendAudit(entry: AuditEntry): Promise<void> {
+    return audit.appendAudit(this.db, entry);
+  }
+
+  listAudit(query: AuditQuery): Promise<{ readonly entries: readonly AuditEntry[]; readonly total: number }> {
+    return audit.listAudit(this.db, query);
+  }
+
+  pruneAudit(before: string): Promise<number> {
+    return audit.pruneAudit(this.db, before);
+  }
+
+  recordAuthFailure(key: string, nowMs: number, windowMs: number): Promise<AuthFailureCount> {
+    return authFailures.recordAuthFailure(this.db, key, nowMs, windowMs);
+  }
+
+  authFailures(keys: readonly string[], nowMs: number, windowMs: number): Promise<readonly AuthFailureCount[]> {
+    return authFailures.authFailures(this.db, keys, nowMs, windowMs);
+  }
+
+  clearAuthFailures(keys: readonly string[]): Promise<void> {
+    return authFailures.clearAuthFailures(this.db, keys);
+  }
+
+  pruneAuthFailures(beforeMs: number): Promise<void> {
+    return authFailures.pruneAuthFailures(this.db, beforeMs);
   }
 }

@@ -87,6 +87,60 @@ export interface JobCounterRow {
   readonly updatedAt: string;
 }
 
+/** Who made a change: a user (key or dashboard), an API token of a user, or logexport itself. */
+export interface AuditActor {
+  readonly type: 'user' | 'token' | 'system';
+  /** The user's id, the token's id, or null for the system. */
+  readonly id: string | null;
+  readonly email: string | null;
+  readonly ip: string | null;
+}
+
+/** One entry of the audit log: a change (or a sign-in), as the public product's audit log shows it. */
+export interface AuditEntry {
+  readonly id: string;
+  /** When, RFC 3339. */
+  readonly when: string;
+  readonly action: { readonly type: string; readonly result: boolean };
+  readonly actor: AuditActor;
+  /** The user whose account this is about (the zone's owner, or who signed in); null when unknown. */
+  readonly ownerId: string | null;
+  readonly resource: { readonly type: string; readonly id: string | null };
+  readonly zone: { readonly id: string; readonly name: string } | null;
+  /** The resource before and after, as JSON text with secrets masked; null when there is none. */
+  readonly oldValue: string | null;
+  readonly newValue: string | null;
+  /** Anything else worth keeping about the action, as JSON text. */
+  readonly metadata: string | null;
+}
+
+/** Which audit entries to list: always one owner's, optionally narrowed; newest first unless `direction` is asc. */
+export interface AuditQuery {
+  readonly ownerId: string;
+  /** Only entries of these zones (an API token sees its zones only). */
+  readonly zoneIds?: readonly string[];
+  readonly since?: string;
+  readonly before?: string;
+  readonly zoneName?: string;
+  readonly actionType?: string;
+  readonly actorEmail?: string;
+  /** An exact address, or a range in CIDR notation. */
+  readonly actorIp?: string;
+  readonly id?: string;
+  /** Leave out entries about no zone (sign-ins). */
+  readonly zoneEntriesOnly?: boolean;
+  readonly direction: 'asc' | 'desc';
+  readonly page: number;
+  readonly perPage: number;
+}
+
+/** Failed credential checks counted under one key in the current window. */
+export interface AuthFailureCount {
+  readonly failures: number;
+  /** When the window started, ms since the epoch; it ends `windowMs` later. */
+  readonly windowStartMs: number;
+}
+
 /** A unique constraint refused a write (duplicate zone name, second ruleset for a phase, …). */
 export class UniqueViolation extends Error {
   constructor(message: string) {
@@ -104,6 +158,9 @@ export interface Store {
   getSetting(key: string): Promise<string | undefined>;
   /** Stores `value` under `key` unless a value is there already; returns the value that is kept. */
   putSettingIfAbsent(key: string, value: string): Promise<string>;
+  /** Stores `value` under `key`, replacing what was there. */
+  putSetting(key: string, value: string): Promise<void>;
+  deleteSetting(key: string): Promise<void>;
 
   createUser(user: User): Promise<void>;
   findUserByEmail(email: string): Promise<User | undefined>;
@@ -144,6 +201,10 @@ export interface Store {
 
   listJobs(zoneId: string): Promise<readonly Job[]>;
   getJob(zoneId: string, jobId: number): Promise<Job | undefined>;
+  /** Every job of every zone (what `logexport secrets rotate` re-encrypts). */
+  listAllJobs(): Promise<readonly Job[]>;
+  /** Rewrites a job's stored destination_conf in another encoding of the same destination (sealed secrets); not a configuration change. */
+  setJobDestinationConf(jobId: number, destinationConf: string): Promise<void>;
   /** Every enabled job of every zone (what the runners run). */
   listEnabledJobs(): Promise<readonly Job[]>;
   /** Creates a job unless the zone has `maxJobs` already (then undefined); safe under concurrent creates. */
@@ -165,4 +226,20 @@ export interface Store {
   latestConfigChange(): Promise<number>;
   /** Forgets changes recorded before `before` (RFC 3339); every node has long read them. */
   pruneConfigChanges(before: string): Promise<void>;
+
+  /** Adds an entry to the audit log; inside `transaction`, it is kept only if the change is. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** One page of an owner's audit entries and how many match in all. */
+  listAudit(query: AuditQuery): Promise<{ readonly entries: readonly AuditEntry[]; readonly total: number }>;
+  /** Forgets audit entries from before `before` (RFC 3339); answers how many. */
+  pruneAudit(before: string): Promise<number>;
+
+  /** Counts one failed credential check under `key`, starting a new window when the last one ended. */
+  recordAuthFailure(key: string, nowMs: number, windowMs: number): Promise<AuthFailureCount>;
+  /** The failures counted under each key whose window is still open. */
+  authFailures(keys: readonly string[], nowMs: number, windowMs: number): Promise<readonly AuthFailureCount[]>;
+  /** Forgets the failures of these keys (after a success). */
+  clearAuthFailures(keys: readonly string[]): Promise<void>;
+  /** Forgets windows that started before `beforeMs`. */
+  pruneAuthFailures(beforeMs: number): Promise<void>;
 }

@@ -180,4 +180,20 @@ describe('CounterRegistry', () => {
     (await registry.forJob(2)).count('received');
     assert.equal((await registry.total(2)).counters.received, 1);
   });
+
+  it('remembers the range of the last batch it counted, across a restart with another node id', async () => {
+    const { store } = counterStore();
+    const clock = new ManualClock(t0);
+    const before = new CounterRegistry(store, clock, 'node-a:1234');
+    const counters = await before.forJob(9);
+    counters.settle({ received: 5, filtered_out: 1, sampled_out: 1, dropped: { unreadable: 2 } }, 'range-1');
+    await before.flushJob(9);
+    assert.equal(await before.wasCounted(9, 'range-1'), true);
+
+    const after = new CounterRegistry(store, clock, 'node-a:5678');
+    assert.equal(await after.wasCounted(9, 'range-1'), true);
+    assert.equal(await after.wasCounted(9, 'range-2'), false);
+    const total = await after.total(9);
+    assert.deepEqual([total.counters.received, total.counters.filtered_out, total.counters.sampled_out, total.counters.dropped.unreadable], [5, 1, 1, 2]);
+  });
 });

@@ -14,7 +14,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import type { FileOps } from '../../src/destinations/file.ts';
 import type { RetryPolicy } from '../../src/delivery/deliver-with-retry.ts';
 import { PlanCache, runIngestTask } from '../../src/ingest/ingest-task.ts';
-import { JobCounters } from '../../src/delivery/job-counters.ts';
+import { JobCounters, type StoredCounters } from '../../src/delivery/job-counters.ts';
 import { compileJobPlan, type JobPlan } from '../../src/ingest/job-plan.ts';
 import type { Logger } from '../../src/core/logger.ts';
 import { consumerNameOf, JobRunner, streamOf, type RunnerDeps } from '../../src/delivery/job-runner.ts';
@@ -121,6 +121,8 @@ describe('the job runner', () => {
       disableAfterMs: 3_600_000,
       retryPolicy: retryFast,
       onDisabled: () => undefined,
+      persistCounters: () => Promise.resolve(),
+      countedBefore: () => Promise.resolve(false),
       ...rest,
     } as RunnerDeps & { counters: JobCounters };
   }
@@ -195,7 +197,14 @@ describe('the job runner', () => {
     };
     const ids = Array.from({ length: records }, (_, i) => `again-${i}-${'x'.repeat(records > 100 ? 60 : 0)}`);
     await ingestFor(queue, job, ids);
-    const first = new JobRunner(job, planOf(job, maxRecords), deps({ queue: dying }));
+    // The counters the store holds: written by the runner before each commit, read again after the restart.
+    let stored: StoredCounters | undefined;
+    const firstCounters = new JobCounters();
+    const first = new JobRunner(
+      job,
+      planOf(job, maxRecords),
+      deps({ queue: dying, counters: firstCounters, persistCounters: async () => void (stored = firstCounters.snapshot(Date.now())) }),
+    );
     first.start();
     await waitFor('the first batch delivered', () => (delivered(exportRoot, `again-${jobId}`).length > 0 ? true : undefined));
     await first.stop('abort');
@@ -204,7 +213,13 @@ describe('the job runner', () => {
     const before = fs.statSync(path.join(exportRoot, object?.key ?? '')).mtimeMs;
 
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const second = new JobRunner(job, planOf(job, maxRecords), deps());
+    assert.equal(stored?.counters.received, maxRecords > records ? records : maxRecords, 'the first batch was counted before the commit that never came');
+    const secondCounters = new JobCounters(stored);
+    const second = new JobRunner(
+      job,
+      planOf(job, maxRecords),
+      deps({ counters: secondCounters, countedBefore: async (rangeId) => stored?.counted_range === rangeId }),
+    );
     second.start();
     // Committed, not only delivered: with one batch, every record was delivered before the second runner started.
     await waitFor('every record delivered and committed', () => (queue.pendingBytes() === 0 ? true : undefined));
@@ -213,6 +228,8 @@ describe('the job runner', () => {
     assert.equal(objects.filter((o) => o.key === object?.key).length, 1);
     assert.ok(fs.statSync(path.join(exportRoot, object?.key ?? '')).mtimeMs > before, 'the object was written again, in place');
     assert.deepEqual(delivered(exportRoot, `again-${jobId}`).flat().sort(), [...ids].sort(), 'every record once: the re-sent batch replaced itself');
+    assert.equal(secondCounters.values.received, records, 'the re-sent batch is not received twice');
+    assert.equal(secondCounters.values.delivered_records, records, 'nor delivered twice');
   });
   }
 

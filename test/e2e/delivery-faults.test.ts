@@ -171,6 +171,13 @@ describe('a job that fails for too long', () => {
       await ingestEvents(h, ids.map((id) => event(id)));
       const disabled = await waitForJob(h, job.id, 'the job to be disabled', (j) => !j.enabled, 8000);
       assert.match(disabled.error_message ?? '', /503/);
+      // The audit log says logexport itself disabled it, and why.
+      const audit = await h.t.call('GET', `/user/audit_logs?action.type=job.disable`);
+      assert.equal(audit.status, 200, audit.text);
+      assert.equal(audit.body.result.length, 1);
+      assert.equal(audit.body.result[0].actor.type, 'system');
+      assert.equal(audit.body.result[0].resource.id, String(job.id));
+      assert.match(audit.body.result[0].metadata.last_error, /503/);
       assert.ok(h.t.app.queue.pendingBytes() > 0, 'its events are still queued');
       assert.deepEqual(h.t.app.supervisor.runningJobIds(), []);
       const attempts = receiver.requests.length;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobSettings } from '../../src/domain/jobs/job-settings.ts';
-import { UniqueViolation, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
+import { UniqueViolation, type AuditEntry, type RulesetSnapshot, type Store } from '../../src/store/store.ts';
 import { availableStoreEngines } from '../support/stores.ts';
 
 const engines = await availableStoreEngines();
@@ -73,6 +73,14 @@ for (const engine of engines) {
       assert.equal(await store.putSettingIfAbsent('secret', 'first'), 'first');
       assert.equal(await store.putSettingIfAbsent('secret', 'second'), 'first');
       assert.equal(await store.getSetting('secret'), 'first');
+    });
+
+    it('replaces and deletes a setting', async () => {
+      await store.putSetting('replaced', 'one');
+      await store.putSetting('replaced', 'two');
+      assert.equal(await store.getSetting('replaced'), 'two');
+      await store.deleteSetting('replaced');
+      assert.equal(await store.getSetting('replaced'), undefined);
     });
 
     it('stores sessions and forgets expired ones', async () => {
@@ -183,6 +191,17 @@ for (const engine of engines) {
       assert.equal(await store.getJob(z1, job.id), undefined);
     });
 
+    it('lists every job and rewrites a stored destination_conf without recording a configuration change', async () => {
+      const before = await store.latestConfigChange();
+      const all = await store.listAllJobs();
+      assert.ok(all.length > 0);
+      const first = all[0];
+      assert.ok(first !== undefined);
+      await store.setJobDestinationConf(first.id, 'file:///rewritten');
+      assert.equal((await store.getJob(first.zoneId, first.id))?.destinationConf, 'file:///rewritten');
+      assert.equal(await store.latestConfigChange(), before);
+    });
+
     it('keeps per-node job counters', async () => {
       await store.putJobCounters({ jobId: 7, node: 'a', counters: '{"x":1}', updatedAt: now });
       await store.putJobCounters({ jobId: 7, node: 'a', counters: '{"x":2}', updatedAt: now });
@@ -214,6 +233,81 @@ for (const engine of engines) {
         /boom/,
       );
       assert.equal(await store.findZoneByName('nine.example'), undefined);
+    });
+
+    it('counts failed credential checks per key in windows, restarting an expired window, and clears them', async () => {
+      const t0 = Date.UTC(2026, 0, 1);
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0, 60_000), { failures: 1, windowStartMs: t0 });
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + 1000, 60_000), { failures: 2, windowStartMs: t0 });
+      await store.recordAuthFailure('ip:1', t0 + 2000, 60_000);
+      assert.deepEqual(
+        (await store.authFailures(['account:a', 'ip:1', 'ip:2'], t0 + 3000, 60_000)).map((c) => c.failures).sort(),
+        [1, 2],
+      );
+      assert.deepEqual(await store.authFailures(['account:a'], t0 + 60_000, 60_000), []);
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + 60_000, 60_000), { failures: 1, windowStartMs: t0 + 60_000 });
+      await store.clearAuthFailures(['account:a']);
+      assert.deepEqual(await store.authFailures(['account:a'], t0 + 60_001, 60_000), []);
+      await store.pruneAuthFailures(t0 + 10 * 60_000);
+      assert.deepEqual(await store.authFailures(['ip:1'], t0 + 2001, 60_000), []);
+    });
+
+    it('keeps audit entries per owner, filters, pages, orders them, and prunes old ones', async () => {
+      const entry = (n: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+        id: `e${n}`,
+        when: `2026-02-0${n}T00:00:00.000Z`,
+        action: { type: n % 2 === 0 ? 'job.create' : 'job.update', result: true },
+        actor: { type: 'user', id: 'u1', email: 'a@example.com', ip: `10.0.0.${n}` },
+        ownerId: 'u1',
+        resource: { type: 'logexport.job', id: String(n) },
+        zone: { id: z1, name: 'one.example' },
+        oldValue: null,
+        newValue: JSON.stringify({ n }),
+        metadata: null,
+        ...overrides,
+      });
+      for (let n = 1; n <= 5; n++) await store.appendAudit(entry(n));
+      await store.appendAudit(entry(6, { ownerId: 'u2', zone: { id: 'z2'.padEnd(32, '0'), name: 'two.example' } }));
+      const base = { ownerId: 'u1', direction: 'desc', page: 1, perPage: 50 } as const;
+      const all = await store.listAudit(base);
+      assert.equal(all.total, 5);
+      assert.deepEqual(all.entries.map((e) => e.id), ['e5', 'e4', 'e3', 'e2', 'e1']);
+      assert.deepEqual(all.entries[0], entry(5));
+      assert.deepEqual((await store.listAudit({ ...base, direction: 'asc', page: 2, perPage: 2 })).entries.map((e) => e.id), ['e3', 'e4']);
+      assert.deepEqual((await store.listAudit({ ...base, actionType: 'job.create' })).entries.map((e) => e.id), ['e4', 'e2']);
+      assert.deepEqual((await store.listAudit({ ...base, since: '2026-02-02T00:00:00.000Z', before: '2026-02-04T00:00:00.000Z' })).entries.map((e) => e.id), ['e3', 'e2']);
+      assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.3' })).entries.map((e) => e.id), ['e3']);
+      const inRange = await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2 });
+      assert.deepEqual([inRange.total, inRange.entries.map((e) => e.id)], [3, ['e3', 'e2']], '10.0.0.1–3 are in the range, newest first');
+      assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2, page: 2 })).entries.map((e) => e.id), ['e1']);
+      assert.equal((await store.listAudit({ ...base, actorIp: '192.168.0.0/16' })).total, 0);
+      assert.equal((await store.listAudit({ ...base, zoneName: 'two.example' })).total, 0);
+      assert.equal((await store.listAudit({ ...base, zoneIds: [] })).total, 0);
+      assert.equal((await store.listAudit({ ...base, zoneIds: [z1], actorEmail: 'a@example.com' })).total, 5);
+      assert.equal(await store.pruneAudit('2026-02-03T00:00:00.000Z'), 2);
+      assert.equal((await store.listAudit(base)).total, 3);
+    });
+
+    it('keeps an audit entry written in a transaction only when the transaction commits', async () => {
+      const entry: AuditEntry = {
+        id: 'rolled-back',
+        when: '2026-03-01T00:00:00.000Z',
+        action: { type: 'zone.create', result: true },
+        actor: { type: 'system', id: null, email: null, ip: null },
+        ownerId: 'u1',
+        resource: { type: 'zone', id: null },
+        zone: null,
+        oldValue: null,
+        newValue: null,
+        metadata: null,
+      };
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.appendAudit(entry);
+          throw new Error('boom');
+        }),
+      );
+      assert.equal((await store.listAudit({ ownerId: 'u1', id: 'rolled-back', direction: 'desc', page: 1, perPage: 5 })).total, 0);
     });
   });
 }

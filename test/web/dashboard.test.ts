@@ -467,6 +467,35 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     assert.equal(await page.locator('.live-table tbody tr').count(), 0);
   });
 
+  it('shows the audit log of what was done in the browser, filtered by action and domain', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const table = page.getByRole('table');
+    await table.waitFor();
+    for (const action of ['job.create', 'job.disable', 'job.delete', 'session.create']) {
+      assert.ok((await table.getByText(action, { exact: true }).count()) > 0, `${action} is listed`);
+    }
+    assert.ok((await table.getByText(/^ruleset\.(create|update)$/).count()) > 0, 'the custom field changes are listed');
+    assert.ok((await table.getByRole('cell', { name: 'Failed' }).count()) > 0, 'the refused sign-in is listed as failed');
+    await screenshot('14-audit-log');
+
+    const filters = page.getByRole('form', { name: 'Filters' });
+    await filters.getByLabel('Action').selectOption('job.delete');
+    await filters.getByLabel('Domain').selectOption('example.com');
+    await filters.getByRole('button', { name: 'Apply filters' }).click();
+    const rows = table.locator('tbody tr');
+    await rows.filter({ hasNotText: 'job.delete' }).first().waitFor({ state: 'detached' });
+    assert.equal(await rows.count(), 1);
+    const row = rows.first();
+    assert.match((await row.textContent()) ?? '', /job\.delete.*Succeeded.*ada@example\.com.*example\.com/s);
+    await row.getByText('job.delete').click();
+    assert.match((await row.locator('pre').first().textContent()) ?? '', /"name": "example-errors"/);
+
+    const listed = await api('GET', '/user/audit_logs?action.type=job.delete&zone.name=example.com');
+    assert.equal(listed.body.result.length, 1);
+    assert.equal(listed.body.result[0].actor.email, email);
+  });
+
   it('signs out, after which the session no longer works', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to logexport' }).waitFor();

@@ -47,7 +47,7 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/ingest/zones/:zone_id/:dataset', { bodyLimit: limit }, async (request, reply) => {
     const plane = deps.dataPlane;
     const params = request.params as { zone_id?: string; dataset?: string };
-    const principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
+    const principal = await authenticate(request, deps);
     const zone = await authorizeZone(principal, pathId(params.zone_id, 'zone'), 'ingest', deps.store);
     const dataset = findDataset(params.dataset ?? '');
     if (dataset === undefined) throw new AppError('routeNotFound', `No route for dataset ${JSON.stringify(params.dataset)}: logexport ingests http_requests`);

@@ -10,6 +10,7 @@ import { createDestination } from '../../destinations/create-destination.ts';
 import { compileJobPlan } from '../../ingest/job-plan.ts';
 import type { JobSettings } from '../../domain/jobs/job-settings.ts';
 import type { Job } from '../../store/store.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { page, success } from '../envelope.ts';
 import { jobIdOf } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
@@ -47,6 +48,11 @@ export function jobView(job: Job): ReturnType<typeof buildJobView> {
     views.set(job, view);
   }
   return view;
+}
+
+/** A job as the audit log names it. */
+function jobResource(jobId: number) {
+  return { type: 'logexport.job', id: String(jobId) };
 }
 
 function invalid(problems: readonly ErrorDetail[]): AppError {
@@ -128,10 +134,12 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if ((await deps.store.listJobs(zone.id)).length >= deps.config.maxJobsPerZone) throw jobLimitReached(full.dataset);
     await checkDestination(zone.id, full.destinationConf, plan.destination, input.value.ownershipChallenge);
     const now = new Date(deps.clock.now()).toISOString();
+    const audit = await zoneAuditOf(request, deps.store, zone);
     const job = await deps.store.transaction(async (tx) => {
       const created = await tx.createJob(zone.id, full, now, deps.config.maxJobsPerZone);
       if (created === undefined) throw jobLimitReached(full.dataset);
       if (created.enabled) await deps.jobs.beforeEnable(created);
+      await auditZoneChange(tx, deps.clock, audit, { action: 'job.create', resource: jobResource(created.id), newValue: buildJobView(created) });
       return created;
     });
     deps.changes.zoneChanged(zone.id);
@@ -170,9 +178,12 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
       await checkDestination(zone.id, merged.destinationConf, plan.destination, input.value.ownershipChallenge);
     }
     const now = new Date(deps.clock.now()).toISOString();
+    const audit = await zoneAuditOf(request, deps.store, zone);
     const job = await deps.store.transaction(async (tx) => {
       const updated = await tx.updateJob(zone.id, jobId, changes, now);
       if (updated === undefined) throw appError('notFound', `could not find job ${jobId}`);
+      const action = updated.enabled === existing.enabled ? 'job.update' : updated.enabled ? 'job.enable' : 'job.disable';
+      await auditZoneChange(tx, deps.clock, audit, { action, resource: jobResource(jobId), oldValue: buildJobView(existing), newValue: buildJobView(updated) });
       if (!updated.enabled || existing.enabled) return updated;
       await deps.jobs.beforeEnable(updated);
       if (updated.failingSince === null) return updated;
@@ -190,7 +201,12 @@ export function jobRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const zone = zoneOf(request);
     const jobId = jobIdOf(params(request).job_id);
     const existing = await deps.store.getJob(zone.id, jobId);
-    if (existing === undefined || !(await deps.store.deleteJob(zone.id, jobId))) throw appError('notFound', `could not find job ${jobId}`);
+    if (existing === undefined) throw appError('notFound', `could not find job ${jobId}`);
+    const audit = await zoneAuditOf(request, deps.store, zone);
+    await deps.store.transaction(async (tx) => {
+      if (!(await tx.deleteJob(zone.id, jobId))) throw appError('notFound', `could not find job ${jobId}`);
+      await auditZoneChange(tx, deps.clock, audit, { action: 'job.delete', resource: jobResource(jobId), oldValue: buildJobView(existing) });
+    });
     await deps.jobs.afterDisable(existing);
     deps.changes.zoneChanged(zone.id);
     return success({ id: jobId });

@@ -1,5 +1,16 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../core/app-error.ts';
 import type { ApiDeps } from '../request-context.ts';
+
+/** Whether an Authorization header carries the metrics token (compared in constant time). */
+function carriesToken(authorization: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? '');
+  if (m === null) return false;
+  const sent = Buffer.from(m[1] ?? '');
+  const expected = Buffer.from(token);
+  return sent.length === expected.length && timingSafeEqual(sent, expected);
+}
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -7,10 +18,16 @@ function escapeLabel(value: string): string {
 
 /**
  * `GET /metrics`: this node's counters in the Prometheus text format — per job (what this node's runners
- * did), per zone (what this node's ingest did), and the queue's undelivered bytes.
+ * did), per zone (what this node's ingest did), and the queue's undelivered bytes. With
+ * `LOGEXPORT_METRICS_TOKEN` set, only a request carrying `Authorization: Bearer <token>` gets them.
  */
 export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/metrics', async (_request, reply) => {
+  const token = deps.config.metricsToken;
+  app.get('/metrics', async (request, reply) => {
+    if (token !== undefined && !carriesToken(request.headers.authorization, token)) {
+      void reply.header('www-authenticate', 'Bearer realm="logexport metrics"');
+      throw new AppError('metricsUnauthorized');
+    }
     const lines: string[] = [];
     const family = (name: string, help: string, type: 'counter' | 'gauge') => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     const jobs = [...deps.dataPlane.counters.live().entries()];

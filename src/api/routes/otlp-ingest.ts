@@ -22,7 +22,7 @@ export function otlpIngestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (encoding === undefined) {
       throw new AppError('unsupportedMediaType', 'OTLP/HTTP bodies are application/x-protobuf or application/json');
     }
-    const principal = await authenticate(request.headers, request.method, deps.store, deps.clock);
+    const principal = await authenticate(request, deps);
     const where = await target(principal);
     const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const body = { bytes, encoding: contentEncodingOf(request.headers), limitBytes: limit };

@@ -5,6 +5,7 @@ import { challengeFileName, issueOwnershipToken, verifyOwnershipToken } from '..
 import { createDestination } from '../../destinations/create-destination.ts';
 import { DestinationError } from '../../destinations/destination.ts';
 import { checkDestinationAddress } from '../../destinations/private-address.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { success } from '../envelope.ts';
 import { bodyObject, destinationOf, rejectUnknownKeys } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
@@ -25,6 +26,12 @@ export function ownershipRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const destination = createDestination(spec, { exportRoot: deps.config.exportRoot, allowPrivate: deps.config.allowPrivateDestinations, timeoutMs: deps.config.deliveryTimeoutMs });
     try {
       const { filename } = await destination.writeChallenge(challengeFileName(randomBytes(4)), token);
+      // Nothing is stored; the entry says who asked to write into which destination (secrets masked).
+      await auditZoneChange(deps.store, deps.clock, await zoneAuditOf(request, deps.store, zone), {
+        action: 'ownership.challenge',
+        resource: { type: 'logexport.ownership', id: filename },
+        newValue: { destination_conf: conf, filename },
+      });
       return success({ filename, valid: true, message: '' });
     } catch (error) {
       if (error instanceof DestinationError) throw appError('jobInvalid', `could not write the ownership challenge: ${error.message}`, '/destination_conf');

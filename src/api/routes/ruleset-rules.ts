@@ -47,6 +47,7 @@ export function rulesetRuleRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: placed.value };
       },
       dryRun,
+      { request, action: 'rule.create' },
     );
     return answer(snapshot, dryRun);
   });
@@ -88,6 +89,7 @@ export function rulesetRuleRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: placed.value };
       },
       dryRun,
+      { request, action: 'rule.update', ruleId },
     );
     return answer(snapshot, dryRun);
   });
@@ -105,6 +107,7 @@ export function rulesetRuleRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: current.rules.filter((r) => r.id !== ruleId) };
       },
       dryRun,
+      { request, action: 'rule.delete', ruleId },
     );
     return answer(snapshot, dryRun);
   });

@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { appError } from '../../core/app-error.ts';
 import { metaView, rulesetView } from '../ruleset-answers.ts';
-import { rulesetWrites } from '../ruleset-writes.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
+import { rulesetResource, rulesetWrites } from '../ruleset-writes.ts';
 import { page, success } from '../envelope.ts';
 import { dryRunOf, pathId } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
@@ -64,10 +65,15 @@ export function rulesetVersionRoutes(app: FastifyInstance, deps: ApiDeps): void 
     if (current.version === version) {
       throw appError('rulesetInvalid', `version ${version} is the current version and cannot be deleted; delete the ruleset instead`);
     }
-    if ((await deps.store.getRulesetVersion(zone.id, rulesetId, version)) === undefined) {
-      throw appError('notFound', `could not find version ${version} of ruleset ${rulesetId}`);
+    const old = await deps.store.getRulesetVersion(zone.id, rulesetId, version);
+    if (old === undefined) throw appError('notFound', `could not find version ${version} of ruleset ${rulesetId}`);
+    if (!dryRun) {
+      const trail = await zoneAuditOf(request, deps.store, zone);
+      await deps.store.transaction(async (tx) => {
+        await tx.deleteRulesetVersion(zone.id, rulesetId, version);
+        await auditZoneChange(tx, deps.clock, trail, { action: 'ruleset.version.delete', resource: rulesetResource(rulesetId), oldValue: old, metadata: { version } });
+      });
     }
-    if (!dryRun) await deps.store.deleteRulesetVersion(zone.id, rulesetId, version);
     return reply.status(204).send();
   });
 }

@@ -5,7 +5,8 @@ import { customFieldsPhase } from '../../domain/rulesets/phase.ts';
 import { replaceRules } from '../../domain/rulesets/ruleset-changes.ts';
 import type { RulesetSnapshot } from '../../store/store.ts';
 import { answer, metaView, rulesetView } from '../ruleset-answers.ts';
-import { checkPhase, rulesetWrites } from '../ruleset-writes.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
+import { checkPhase, rulesetResource, rulesetWrites } from '../ruleset-writes.ts';
 import { page, success } from '../envelope.ts';
 import { bodyObject, dryRunOf, pathId, rejectUnknownKeys } from '../request-input.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
@@ -64,7 +65,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }
     checkPhase(body.phase, '/phase');
     const rules = body.rules === undefined || body.rules === null ? [] : parseRules(body.rules);
-    const snapshot = await create(zone.id, { name, description: optionalText(body, 'description', maxDescriptionLength) ?? '', rules }, dryRun);
+    const snapshot = await create(zone.id, { name, description: optionalText(body, 'description', maxDescriptionLength) ?? '', rules }, dryRun, { request, action: 'ruleset.create' });
     return answer(snapshot, dryRun);
   });
 
@@ -91,6 +92,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: next.value, description: description ?? current.description };
       },
       dryRun,
+      { request, action: 'ruleset.update' },
     );
     return answer(snapshot, dryRun);
   });
@@ -99,9 +101,13 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const zone = zoneOf(request);
     const dryRun = dryRunOf(request.query);
     const rulesetId = pathId(params(request).ruleset_id, 'ruleset');
-    await load(zone.id, rulesetId);
+    const current = await load(zone.id, rulesetId);
     if (!dryRun) {
-      if (!(await deps.store.deleteRuleset(zone.id, rulesetId))) throw appError('notFound', `could not find ruleset ${rulesetId}`);
+      const trail = await zoneAuditOf(request, deps.store, zone);
+      await deps.store.transaction(async (tx) => {
+        if (!(await tx.deleteRuleset(zone.id, rulesetId))) throw appError('notFound', `could not find ruleset ${rulesetId}`);
+        await auditZoneChange(tx, deps.clock, trail, { action: 'ruleset.delete', resource: rulesetResource(rulesetId), oldValue: current });
+      });
       deps.changes.zoneChanged(zone.id);
     }
     return reply.status(204).send();
@@ -126,7 +132,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (body.kind !== undefined && body.kind !== 'zone') throw appError('rulesetInvalid', 'kind must be "zone"', '/kind');
     if (body.phase !== undefined) checkPhase(body.phase, '/phase');
     if (existing === undefined) {
-      const snapshot = await create(zone.id, { name: name || 'default', description: description ?? '', rules: rules ?? [] }, dryRun);
+      const snapshot = await create(zone.id, { name: name || 'default', description: description ?? '', rules: rules ?? [] }, dryRun, { request, action: 'ruleset.create' });
       return answer(snapshot, dryRun);
     }
     const snapshot = await change(
@@ -138,6 +144,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: next.value, description: description ?? current.description };
       },
       dryRun,
+      { request, action: 'ruleset.update' },
     );
     return answer(snapshot, dryRun);
   });

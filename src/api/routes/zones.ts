@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createZone } from '../../accounts/accounts.ts';
 import { AppError } from '../../core/app-error.ts';
 import type { Zone } from '../../store/store.ts';
+import { auditActorOf } from '../audit-actor.ts';
 import { authorizeZone, principalUserId } from '../auth.ts';
 import { page, success } from '../envelope.ts';
 import { bodyObject, pathId, queryInteger, rejectUnknownKeys } from '../request-input.ts';
@@ -31,7 +32,7 @@ export function zoneRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (principal.kind === 'token') throw new AppError('notAuthorized', 'API tokens cannot create zones; use the global API key or the dashboard');
     const body = bodyObject(request.body);
     rejectUnknownKeys(body, ['name', 'account', 'type', 'jump_start']);
-    const zone = await createZone(deps.store, deps.clock, principal.user.id, body.name);
+    const zone = await createZone(deps.store, deps.clock, principal.user.id, body.name, await auditActorOf(request, deps.store));
     return success(zoneView(zone));
   });
 

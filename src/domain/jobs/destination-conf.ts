@@ -93,25 +93,34 @@ export function sameDestination(a: DestinationSpec, b: DestinationSpec): boolean
  * replaced by `REDACTED`. Works on any string, valid or not, so nothing can slip through unparsed.
  */
 export function maskDestinationConf(conf: string): string {
+  return mapSecretValues(conf, () => maskedValue);
+}
+
+/**
+ * The destination_conf with each secret value (as written in the string, percent-encoding included)
+ * replaced by `replace(value)`: the parts `maskDestinationConf` hides, and the store encrypts. Everything
+ * else is kept byte for byte.
+ */
+export function mapSecretValues(conf: string, replace: (value: string) => string): string {
   const withoutUserinfo = conf.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#@]*)@/, (_all, scheme: string, userinfo: string) => {
     const colon = userinfo.indexOf(':');
-    return colon === -1 ? `${scheme}${userinfo}@` : `${scheme}${userinfo.slice(0, colon)}:${maskedValue}@`;
+    return colon === -1 ? `${scheme}${userinfo}@` : `${scheme}${userinfo.slice(0, colon)}:${replace(userinfo.slice(colon + 1))}@`;
   });
   const question = withoutUserinfo.indexOf('?');
   if (question === -1) return withoutUserinfo;
   const hash = withoutUserinfo.indexOf('#', question);
   const end = hash === -1 ? withoutUserinfo.length : hash;
   const query = withoutUserinfo.slice(question + 1, end);
-  const masked = query
+  const mapped = query
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
       if (eq === -1) return pair;
       const key = decodeFormComponent(pair.slice(0, eq)) ?? pair.slice(0, eq);
-      return isSecretParameter(key) ? `${pair.slice(0, eq)}=${maskedValue}` : pair;
+      return isSecretParameter(key) ? `${pair.slice(0, eq)}=${replace(pair.slice(eq + 1))}` : pair;
     })
     .join('&');
-  return `${withoutUserinfo.slice(0, question + 1)}${masked}${withoutUserinfo.slice(end)}`;
+  return `${withoutUserinfo.slice(0, question + 1)}${mapped}${withoutUserinfo.slice(end)}`;
 }
 
 /** Whether a query parameter of a destination_conf carries a secret, and so is masked in responses. */

@@ -62,6 +62,15 @@ export async function getJob(db: Db, zoneId: string, jobId: number): Promise<Job
   return row && toJob(row);
 }
 
+export async function listAllJobs(db: Db): Promise<readonly Job[]> {
+  const rows = await db.selectFrom('jobs').selectAll().orderBy('id').execute();
+  return rows.map(toJob);
+}
+
+export async function setJobDestinationConf(db: Db, jobId: number, destinationConf: string): Promise<void> {
+  await db.updateTable('jobs').set({ destination_conf: destinationConf }).where('id', '=', jobId).execute();
+}
+
 export async function listEnabledJobs(db: Db): Promise<readonly Job[]> {
   const rows = await db.selectFrom('jobs').selectAll().where('enabled', '=', 1).orderBy('id').execute();
   return rows.map(toJob);

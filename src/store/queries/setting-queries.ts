@@ -15,3 +15,15 @@ export async function putSettingIfAbsent(db: Db, key: string, value: string): Pr
     .execute();
   return (await getSetting(db, key)) ?? value;
 }
+
+export async function putSetting(db: Db, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}
+
+export async function deleteSetting(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('settings').where('key', '=', key).execute();
+}

@@ -7,6 +7,7 @@ const zone = '0123456789abcdef0123456789abcdef';
 describe('dashboard routes', () => {
   const routes: readonly Route[] = [
     { kind: 'zones' },
+    { kind: 'auditLog' },
     { kind: 'customFields', zoneId: zone },
     { kind: 'jobs', zoneId: zone },
     { kind: 'newJob', zoneId: zone },

@@ -38,6 +38,9 @@ export function TopBar(props: {
           </select>
         </div>
       )}
+      <Link to={{ kind: 'auditLog' }} navigate={props.navigate} class="audit-link">
+        Audit log
+      </Link>
       <span class="user" title="Signed in as">
         {props.email}
       </span>

@@ -6,6 +6,7 @@
 /** One screen of the dashboard. */
 export type Route =
   | { readonly kind: 'zones' }
+  | { readonly kind: 'auditLog' }
   | { readonly kind: 'customFields'; readonly zoneId: string }
   | { readonly kind: 'jobs'; readonly zoneId: string }
   | { readonly kind: 'instantLogs'; readonly zoneId: string }
@@ -16,6 +17,7 @@ const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs|instant-logs)
 
 /** The screen a URL path shows; unknown paths show the zone list. */
 export function parseRoute(pathname: string): Route {
+  if (/^\/audit-log\/?$/.test(pathname)) return { kind: 'auditLog' };
   const m = zonePath.exec(pathname);
   if (m === null) return { kind: 'zones' };
   const [, zoneId = '', section, job, edit] = m;
@@ -31,6 +33,8 @@ export function routePath(route: Route): string {
   switch (route.kind) {
     case 'zones':
       return '/';
+    case 'auditLog':
+      return '/audit-log';
     case 'customFields':
       return `/zones/${route.zoneId}/custom-fields`;
     case 'jobs':

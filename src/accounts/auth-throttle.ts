@@ -1,0 +1,68 @@
+/**
+ * Throttling of failed credential checks: dashboard sign-ins, global API keys and API tokens. Failures are
+ * counted per account (the e-mail address) and per client address in fixed one-minute windows, in the
+ * store (so nodes sharing a PostgreSQL store share the counts). Past the limit the answer is 429 with
+ * Retry-After until the window ends; a success clears the account's count.
+ */
+import { AppError } from '../core/app-error.ts';
+import type { Clock } from '../core/clock.ts';
+import type { AuthFailureCount, Store } from '../store/store.ts';
+
+export const authFailureWindowMs = 60_000;
+
+/** The keys failures are counted under: the account (when one was named) and the client address. */
+export function throttleKeys(email: string | undefined, ip: string): readonly string[] {
+  return email === undefined ? [`ip:${ip}`] : [`account:${email}`, `ip:${ip}`];
+}
+
+export class AuthThrottle {
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly limit: number;
+  /** Keys this node counted a failure for lately, so a success clears them without a write on every request. */
+  private readonly failedHere = new Map<string, number>();
+
+  constructor(store: Store, clock: Clock, limit: number) {
+    this.store = store;
+    this.clock = clock;
+    this.limit = limit;
+  }
+
+  private refusal(counts: readonly AuthFailureCount[]): AppError | undefined {
+    const over = counts.filter((c) => c.failures >= this.limit);
+    if (over.length === 0) return undefined;
+    const endsMs = Math.max(...over.map((c) => c.windowStartMs + authFailureWindowMs));
+    const seconds = Math.max(1, Math.ceil((endsMs - this.clock.now()) / 1000));
+    return new AppError('tooManyAuthFailures', `too many failed sign-ins or credential checks; retry in ${seconds} seconds`, seconds);
+  }
+
+  /** Throws 429 when any key has used up its failures in this window (checked before a password is). */
+  async check(keys: readonly string[]): Promise<void> {
+    const refusal = this.refusal(await this.store.authFailures(keys, this.clock.now(), authFailureWindowMs));
+    if (refusal !== undefined) throw refusal;
+  }
+
+  /**
+   * Counts a failure under every key; answers the 429 to throw instead of the failure's own error when this
+   * failure went over the limit (the limit-th failure still gets its own answer; the next one is refused).
+   */
+  async failed(keys: readonly string[]): Promise<AppError | undefined> {
+    const now = this.clock.now();
+    const counts: AuthFailureCount[] = [];
+    for (const key of keys) {
+      counts.push(await this.store.recordAuthFailure(key, now, authFailureWindowMs));
+      this.failedHere.set(key, now);
+    }
+    if (this.failedHere.size > 10_000) {
+      for (const [key, at] of this.failedHere) if (at <= now - authFailureWindowMs) this.failedHere.delete(key);
+    }
+    return this.refusal(counts.map((c) => ({ ...c, failures: c.failures - 1 })));
+  }
+
+  /** A success: forgets the account's failures (the address's expire with their window). */
+  async succeeded(accountKey: string, always = false): Promise<void> {
+    if (!always && !this.failedHere.has(accountKey)) return;
+    this.failedHere.delete(accountKey);
+    await this.store.clearAuthFailures([accountKey]);
+  }
+}
