@@ -33,6 +33,20 @@ describe('the Instant Logs API', () => {
     assert.match(s.destination_conf, /^ws:\/\/127\.0\.0\.1:\d+\/instant-logs\/ws\/sessions\/[0-9a-f]{32}$/);
   });
 
+  it('records who made a session in the audit log, naming it without its address', async () => {
+    const res = await t.call('POST', `/zones/${zone}/logexport/edge/jobs`, { body: { fields: 'RayID,ClientIP', sample: 10 } });
+    assert.equal(res.status, 200, res.text);
+    const sessionId: string = res.body.result.session_id;
+    const listed = await t.call('GET', '/user/audit_logs?action.type=live_session.create');
+    assert.equal(listed.status, 200, listed.text);
+    const entry = listed.body.result.find((e: { newValue: string | null }) => e.newValue?.includes('RayID,ClientIP'));
+    assert.ok(entry, 'the session has an entry');
+    assert.equal(entry.actor.email, owner.email);
+    assert.equal(entry.resource.type, 'logexport.live_session');
+    assert.deepEqual(JSON.parse(entry.newValue), { fields: 'RayID,ClientIP', filter: null, sample: 10 });
+    assert.ok(!JSON.stringify(listed.body.result).includes(sessionId), 'the session id (the viewer credential) is not in the audit log');
+  });
+
   it('builds the address from the host the client called, wss behind a proxy that terminates TLS', async () => {
     const res = await t.call('POST', `/zones/${zone}/logpush/edge/jobs`, { body: { fields: 'RayID' }, headers: { 'x-forwarded-host': 'logs.example.net', 'x-forwarded-proto': 'https' } });
     assert.equal(res.status, 200, res.text);

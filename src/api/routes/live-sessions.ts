@@ -3,6 +3,7 @@
  * client's `logpush.edge.create` / `.get` use), and the WebSocket at a session's `destination_conf` streams
  * its records. Making, listing and watching need what reading the zone's logs needs.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { AppError, appError } from '../../core/app-error.ts';
@@ -12,6 +13,7 @@ import { parseLiveSessionInput } from '../../live/live-session.ts';
 import type { Store } from '../../store/store.ts';
 import { authorizeZone, principalUserId, type Principal } from '../auth.ts';
 import { success } from '../envelope.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { principalOf, zoneOf, type ApiDeps } from '../request-context.ts';
 
 /** Where a session's viewer connects; the session id in the path is the only secret it needs. */
@@ -73,7 +75,16 @@ export function liveSessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const input = parseLiveSessionInput(request.body, httpRequests, filterLimits);
     if (!input.ok) throw new AppError('jobInvalid', input.error);
     const session = deps.live.create(zone.id, httpRequests.id, input.value, ownerOf(principalOf(request)));
-    return success(sessionAnswer(session, request));
+    const answer = sessionAnswer(session, request);
+    // A session lives in memory only, so its entry is written on its own. Should that fail, the address is
+    // never handed out and the session expires unwatched (LOGEXPORT_LIVE_IDLE_TIMEOUT): none is used unrecorded.
+    await auditZoneChange(deps.store, deps.clock, await zoneAuditOf(request, deps.store, zone), {
+      action: 'live_session.create',
+      // The session id is the credential in the viewer's address: the entry names it by a digest instead.
+      resource: { type: 'logexport.live_session', id: createHash('sha256').update(answer.session_id).digest('hex').slice(0, 16) },
+      newValue: { fields: answer.fields, filter: answer.filter, sample: answer.sample },
+    });
+    return success(answer);
   });
 
   app.get('/edge/jobs', async (request) => {
