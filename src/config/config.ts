@@ -10,7 +10,7 @@ export type DatabaseConfig =
 /** Which queue carries events from ingest to the job runners. */
 export type QueueConfig =
   | { readonly kind: 'embedded'; readonly path: string; readonly sync: 'full' | 'normal' }
-  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string };
+  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string; readonly sourceCheckpointsPath: string };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -131,7 +131,7 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
     }
     const stream = raw.LOGEXPORT_NATS_STREAM ?? 'LOGEXPORT';
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) fail('LOGEXPORT_NATS_STREAM', stream, "a stream name of letters, digits, '-' and '_'");
-    return { kind: 'nats', servers, stream };
+    return { kind: 'nats', servers, stream, sourceCheckpointsPath: path.join(dataDir, 'source-checkpoints.db') };
   }
   fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
 }
