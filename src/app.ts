@@ -20,6 +20,8 @@ import { consumerNameOf, streamOf } from './delivery/job-runner.ts';
 import { Supervisor } from './delivery/supervisor.ts';
 import { ZoneSnapshots } from './ingest/zone-snapshots.ts';
 import { openQueue } from './queue/open-queue.ts';
+import { TailSources } from './sources/tail/tail-sources.ts';
+import { ZoneDirectory } from './sources/zone-directory.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
@@ -90,10 +92,13 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     let accepting = true;
 
     const supervisorRef: { current?: Supervisor } = {};
+    const zoneDirectoryRef: { current?: ZoneDirectory } = {};
+    const tailsRef: { current?: TailSources } = {};
     const zoneChanged = (zoneId: string) => {
       store.invalidateZone(zoneId);
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
+      void zoneDirectoryRef.current?.refresh();
     };
 
     const jobs: JobLifecycle = {
@@ -126,7 +131,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       changes: { zoneChanged },
       jobs,
       dashboardDir,
-      dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
+      dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting, sources: () => tailsRef.current?.statuses() ?? [] },
     });
     const log = server.log;
     logRef.current = log;
@@ -153,6 +158,15 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
 
+    // Sources route by host through the zone directory, and hand their events to ingest like a request.
+    const zoneDirectory = new ZoneDirectory(store, log);
+    await zoneDirectory.start();
+    zoneDirectoryRef.current = zoneDirectory;
+    closers.push(() => zoneDirectory.stop());
+    const tails = await TailSources.start({ specs: config.tail, queue, sink: ingestor, zones: zoneDirectory, maxPendingBytes: config.queueMaxPendingBytes, log });
+    tailsRef.current = tails;
+    closers.push(() => tails.stop());
+
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -169,6 +183,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         stopping ??= (async () => {
           accepting = false;
           const deadline = clock.now() + config.shutdownTimeoutMs;
+          // The tails commit the batch under way and stop reading; what they did not read stays in the files.
+          await tails.stop();
           await watcher.stop();
           // Requests admitted before the signal finish queueing first, so their events are delivered now.
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
@@ -176,6 +192,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           clearInterval(flushTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();
+          await zoneDirectory.stop();
           await closeAll();
         })();
         return stopping;

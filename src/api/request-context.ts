@@ -9,6 +9,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
+import type { TailStatus } from '../sources/tail/tail-status.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -46,6 +47,8 @@ export interface DataPlaneApi {
   pendingBytes(): number;
   /** False once the node is stopping: ingest answers 503. */
   accepting(): boolean;
+  /** The status of every tailed file. */
+  sources(): readonly TailStatus[];
 }
 
 /** What the API needs from the rest of the service. */

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseTailSpecs, type TailSpec } from '../sources/tail/tail-spec.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -41,6 +42,8 @@ export interface AppConfig {
   readonly queueMaxPendingBytes: number;
   /** Request bodies ingest receives and processes at once; beyond it new requests get 429. */
   readonly ingestMaxBufferedBytes: number;
+  /** Files to tail (LOGEXPORT_TAIL); none by default. */
+  readonly tail: readonly TailSpec[];
 }
 
 /** A bad setting: its message is one line naming the variable. */
@@ -136,6 +139,14 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
   fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
 }
 
+function tailSpecs(raw: RawEnv, cwd: string): readonly TailSpec[] {
+  const value = raw.LOGEXPORT_TAIL;
+  if (value === undefined) return [];
+  const specs = parseTailSpecs(value, cwd);
+  if (!specs.ok) throw new ConfigError(`LOGEXPORT_TAIL=${JSON.stringify(value)} is not valid: ${specs.error}`);
+  return specs.value;
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -179,6 +190,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     workers: integer(raw, 'LOGEXPORT_WORKERS', defaultWorkers(), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
+    tail: tailSpecs(raw, cwd),
   };
   return Object.freeze(config);
 }

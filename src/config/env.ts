@@ -30,6 +30,7 @@ export const settingNames = [
   'LOGEXPORT_INGEST_MAX_BUFFERED',
   'LOGEXPORT_NATS_STREAM',
   'LOGEXPORT_QUEUE_SYNC',
+  'LOGEXPORT_TAIL',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

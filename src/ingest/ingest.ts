@@ -6,7 +6,10 @@
  */
 import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
-import type { EventQueue } from '../queue/queue.ts';
+import type { IngestEvent } from '../domain/datasets/ingest-event.ts';
+import type { EventQueue, SourceCheckpoint, StreamAppend } from '../queue/queue.ts';
+import { prepareEvents } from './ingest-processor.ts';
+import { PlanCache } from './ingest-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -32,6 +35,10 @@ export class Ingestor {
   private readonly workers: IngestWorkers;
   private readonly onAppendError: (error: unknown) => void;
   readonly counters = new Map<string, IngestCounters>();
+  /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
+  readonly unrouted: Record<string, number> = {};
+  /** Plans for the events of sources, prepared on this thread. */
+  private readonly plans = new PlanCache();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -62,6 +69,45 @@ export class Ingestor {
     this.inFlight += 1;
     try {
       return await this.ingestNow(zoneId, dataset, body);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  /** Counts events a source dropped because no zone could be found for them (`unknown_host`). */
+  countUnrouted(reason: string, count: number): void {
+    if (count > 0) this.unrouted[reason] = (this.unrouted[reason] ?? 0) + count;
+  }
+
+  /**
+   * Prepares events a source has already checked and routed (zone id → events) with each zone's current
+   * plan, and appends them to their zones' streams together with the source's checkpoint; resolves once
+   * both are durable. Events of a zone with no enabled job are counted as dropped (`no_job`).
+   */
+  async ingestFromSource(
+    dataset: Dataset,
+    byZone: ReadonlyMap<string, readonly IngestEvent[]>,
+    checkpoint: SourceCheckpoint,
+    batchId: string,
+  ): Promise<void> {
+    this.inFlight += 1;
+    try {
+      const appends: StreamAppend[] = [];
+      const counts: [IngestCounters, number, boolean][] = [];
+      for (const [zoneId, events] of byZone) {
+        if (events.length === 0) continue;
+        const snapshot = await this.snapshots.get(zoneId, dataset.id);
+        const plan = this.plans.plan(snapshot.planKey, snapshot.plan);
+        const chunks = prepareEvents(events, plan);
+        counts.push([this.countersOf(zoneId), events.length, chunks.length > 0]);
+        if (chunks.length > 0) appends.push({ stream: { zoneId, dataset: dataset.id }, chunks });
+      }
+      await this.queue.appendFromSource(appends, checkpoint, batchId);
+      for (const [counters, count, queued] of counts) {
+        if (queued) counters.accepted_events += count;
+        else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
+      }
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();

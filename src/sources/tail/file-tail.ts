@@ -1,0 +1,384 @@
+/**
+ * The tail of one file: reads complete lines from where the last commit left off, decodes each in the file's
+ * format, routes it to a zone by its host, and hands each batch to ingest together with the new read
+ * position, which the queue commits with the events (ingest.ts, `ingestFromSource`). So after a crash the
+ * tail resumes at the last commit: nothing is read twice into the embedded queue, and JetStream drops a
+ * batch it already holds by its id (the file identity and byte range).
+ *
+ * - Rotation by rename (logrotate's default, nginx after USR1, Caddy's roll): when the path names another
+ *   file, the open one is read to its end first — a last line without a newline included, once the file has
+ *   not grown for a grace period — and then the new file is read from its start. After a restart, a file
+ *   whose checkpoint names a file the path no longer is, is looked for in the same directory by its identity
+ *   and finished first.
+ * - copytruncate: the file shrinking below the read position means it was truncated; reading starts again at 0.
+ * - A file that does not exist yet is waited for; a partial last line waits for its newline.
+ * - Back-pressure: while the queue is over its limit, nothing is read: the file is the buffer.
+ * - A line that cannot be used (not in the format, failing the checks, over the size limit) is counted as
+ *   rejected, logged with the file, byte offset and reason (at most a few per minute, then a count), and skipped.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../core/logger.ts';
+import type { Dataset } from '../../domain/datasets/http-requests.ts';
+import type { IngestEvent } from '../../domain/datasets/ingest-event.ts';
+import type { SourceCheckpoint } from '../../queue/queue.ts';
+import type { Zone } from '../../store/store.ts';
+import type { LineDecoder } from '../formats/source-format.ts';
+import { splitLines, type ReadLine } from './split-lines.ts';
+import { tailSourceName, type TailSpec } from './tail-spec.ts';
+import { encodeTailState, type TailState, type TailStatus } from './tail-status.ts';
+
+/** Where a tail hands its batches: ingest. */
+export interface TailSink {
+  ingestFromSource(dataset: Dataset, byZone: ReadonlyMap<string, readonly IngestEvent[]>, checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
+  countUnrouted(reason: string, count: number): void;
+}
+
+/** What a tail needs. */
+export interface FileTailDeps {
+  readonly spec: TailSpec;
+  readonly dataset: Dataset;
+  readonly decode: LineDecoder;
+  readonly sink: TailSink;
+  readonly zones: { zoneForHost(host: string): Zone | undefined };
+  /** The queue's undelivered bytes, and the limit above which the tail pauses. */
+  readonly pendingBytes: () => number;
+  readonly maxPendingBytes: number;
+  readonly log: Logger;
+  /** Where the last commit left off (from the queue's checkpoints). */
+  readonly state: TailState;
+  readonly options?: Partial<FileTailOptions>;
+}
+
+/** Tuning, for tests and measurement. */
+export interface FileTailOptions {
+  /** How often an idle tail looks for new lines, rotation and truncation. */
+  readonly pollMs: number;
+  /** Most bytes read (and committed) as one batch. */
+  readonly batchBytes: number;
+  /** Longest line taken; a longer one is rejected. */
+  readonly maxLineBytes: number;
+  /** How long a file that was rotated away is watched for a last write before it is let go. */
+  readonly rotateGraceMs: number;
+}
+
+const defaultOptions: FileTailOptions = { pollMs: 200, batchBytes: 4 * 1024 * 1024, maxLineBytes: 1024 * 1024, rotateGraceMs: 1000 };
+/** Bad lines logged per minute per file; the rest are counted and summed up in the next minute's first line. */
+const loggedBadLinesPerMinute = 5;
+
+interface OpenFile {
+  readonly handle: fs.promises.FileHandle;
+  readonly id: string;
+  /** When the path was first seen to name another file (or none). */
+  rotatedAt: number | undefined;
+}
+
+/** The identity of a file: device and inode. */
+export function fileIdOf(stat: fs.Stats | fs.BigIntStats): string {
+  return `${stat.dev}:${stat.ino}`;
+}
+
+export class FileTail {
+  readonly #deps: FileTailDeps;
+  readonly #options: FileTailOptions;
+  readonly #source: string;
+  #state: TailState;
+  #file: OpenFile | undefined;
+  #stopping = false;
+  #paused = false;
+  #running: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #lastSize: number | undefined;
+  #badLinesThisMinute = 0;
+  #minuteStart = 0;
+  #unloggedBadLines = 0;
+  /** A file read to its end after a rotation: never looked for again. */
+  #finishedId: string | undefined;
+
+  constructor(deps: FileTailDeps) {
+    this.#deps = deps;
+    this.#options = { ...defaultOptions, ...deps.options };
+    this.#source = tailSourceName(deps.spec);
+    this.#state = deps.state;
+  }
+
+  /** Starts following the file (in the background). */
+  start(): void {
+    this.#running ??= this.#run().catch((error: unknown) => {
+      this.#deps.log.error({ err: error, file: this.#deps.spec.path }, 'The tail of a file stopped on an unexpected error.');
+    });
+  }
+
+  /** Stops after the batch under way is committed. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+    await this.#file?.handle.close().catch(() => undefined);
+    this.#file = undefined;
+  }
+
+  status(): TailStatus {
+    const size = this.#lastSize;
+    return {
+      ...this.#state,
+      source: this.#source,
+      format: this.#deps.spec.format,
+      path: this.#deps.spec.path,
+      bytesBehind: size === undefined ? null : Math.max(0, size - this.#state.offset),
+      paused: this.#paused,
+    };
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        if (this.#deps.pendingBytes() > this.#deps.maxPendingBytes) {
+          this.#paused = true;
+          await this.#sleep();
+          continue;
+        }
+        this.#paused = false;
+        if (this.#file === undefined && !(await this.#open())) {
+          await this.#sleep();
+          continue;
+        }
+        if (!(await this.#step())) await this.#idle();
+      } catch (error) {
+        // A read or an append failed: nothing was committed, so the same lines are read again after a pause.
+        this.#noteError(`${error instanceof Error ? error.message : String(error)}`);
+        this.#deps.log.warn({ err: error, file: this.#deps.spec.path, offset: this.#state.offset }, 'The tail of a file could not go on; it tries again.');
+        await this.#sleep(Math.max(this.#options.pollMs, 1000));
+      }
+    }
+  }
+
+  #sleep(ms = this.#options.pollMs): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  /**
+   * Opens the file to read: the one the checkpoint names (at the path, or renamed beside it by a rotation
+   * while logexport was down), else whatever is at the path, from its start. False when there is none yet.
+   */
+  async #open(): Promise<boolean> {
+    const target = this.#deps.spec.path;
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(target, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        const renamed = this.#state.fileId === '' ? undefined : await this.#findRenamed();
+        if (renamed !== undefined) {
+          this.#file = renamed;
+          return true;
+        }
+        this.#lastSize = undefined;
+        return false;
+      }
+      throw error;
+    }
+    const stat = await handle.stat();
+    const id = fileIdOf(stat);
+    if (this.#state.fileId !== '' && id !== this.#state.fileId) {
+      const renamed = await this.#findRenamed();
+      if (renamed !== undefined) {
+        await handle.close();
+        this.#file = renamed;
+        return true;
+      }
+    }
+    this.#file = { handle, id, rotatedAt: undefined };
+    this.#lastSize = stat.size;
+    if (id !== this.#state.fileId) {
+      if (this.#state.fileId !== '') this.#deps.log.info({ file: target, from: this.#state.fileId, to: id }, 'A tailed file was replaced (rotated); reading the new file from its start.');
+      await this.#commit(new Map(), { ...this.#state, fileId: id, offset: 0 }, `${id}:0-0`);
+    } else if (stat.size < this.#state.offset) {
+      await this.#truncated(stat.size);
+    }
+    return true;
+  }
+
+  /** The file the checkpoint names, looked for by identity beside the path (a rotation renamed it). */
+  async #findRenamed(): Promise<OpenFile | undefined> {
+    if (this.#state.fileId === this.#finishedId) return undefined;
+    const dir = path.dirname(this.#deps.spec.path);
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(dir);
+    } catch {
+      return undefined;
+    }
+    for (const name of names) {
+      const candidate = path.join(dir, name);
+      try {
+        const stat = await fs.promises.stat(candidate);
+        if (!stat.isFile() || fileIdOf(stat) !== this.#state.fileId) continue;
+        const handle = await fs.promises.open(candidate, 'r');
+        const opened = await handle.stat();
+        if (fileIdOf(opened) !== this.#state.fileId) {
+          await handle.close();
+          continue;
+        }
+        this.#deps.log.info({ file: candidate }, 'Finishing a tailed file that was rotated away while logexport was not running.');
+        this.#lastSize = opened.size;
+        return { handle, id: this.#state.fileId, rotatedAt: Date.now() };
+      } catch {
+        // Gone while looking, or unreadable: not the one.
+      }
+    }
+    return undefined;
+  }
+
+  async #truncated(size: number): Promise<void> {
+    this.#deps.log.info({ file: this.#deps.spec.path, size, offset: this.#state.offset }, 'A tailed file was truncated (copytruncate); reading it again from its start.');
+    await this.#commit(new Map(), { ...this.#state, offset: 0 }, `${this.#state.fileId}:truncated@${this.#state.offset}`);
+  }
+
+  /** Reads, decodes and commits one batch; false when there was no complete line to read. */
+  async #step(): Promise<boolean> {
+    const file = this.#file;
+    if (file === undefined) return false;
+    const start = this.#state.offset;
+    const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
+    const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, start);
+    if (bytesRead === 0) return false;
+    const bytes = buffer.subarray(0, bytesRead);
+    // A file rotated away that has not grown for the grace period gets no newline any more.
+    const final = file.rotatedAt !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs;
+    const split = splitLines(bytes, start, this.#options.maxLineBytes, final);
+    if (split.lines.length === 0) {
+      if (bytesRead < buffer.length) return false;
+      return this.#skipLongLine(file, start + bytesRead);
+    }
+    await this.#handOver(split.lines, start + split.consumed, file.id);
+    return true;
+  }
+
+  /** A line longer than a whole batch: found its end, rejects it and moves past it; false while it has none. */
+  async #skipLongLine(file: OpenFile, from: number): Promise<boolean> {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (let at = from; ; ) {
+      const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, at);
+      if (bytesRead === 0) return false;
+      const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+      if (newline >= 0) {
+        await this.#handOver([{ text: '', offset: this.#state.offset, notUtf8: false, oversize: true }], at + newline + 1, file.id);
+        return true;
+      }
+      at += bytesRead;
+    }
+  }
+
+  /** Decodes and routes `lines`, then commits them with the new position `end`. */
+  async #handOver(lines: readonly ReadLine[], end: number, fileId: string): Promise<void> {
+    const byZone = new Map<string, IngestEvent[]>();
+    let accepted = 0;
+    let rejected = 0;
+    let unknownHost = 0;
+    let lastError: string | undefined;
+    const decode = this.#deps.decode;
+    for (const line of lines) {
+      let problem: string | undefined;
+      if (line.oversize) problem = `the line is longer than ${this.#options.maxLineBytes} bytes`;
+      else if (line.notUtf8) problem = 'the line is not valid UTF-8';
+      else if (line.text.trim() === '') continue;
+      else {
+        const result = decode(line.text, { fileId, offset: line.offset });
+        if (result.ok) {
+          const host = result.value.record.ClientRequestHost;
+          const zone = typeof host === 'string' ? this.#deps.zones.zoneForHost(host) : undefined;
+          if (zone === undefined) {
+            unknownHost += 1;
+            continue;
+          }
+          let events = byZone.get(zone.id);
+          if (events === undefined) byZone.set(zone.id, (events = []));
+          events.push(result.value);
+          accepted += 1;
+          continue;
+        }
+        problem = result.error;
+      }
+      rejected += 1;
+      lastError = `byte ${line.offset}: ${problem}`;
+      this.#logBadLine(line.offset, problem);
+    }
+    const state: TailState = {
+      ...this.#state,
+      fileId,
+      offset: end,
+      linesRead: this.#state.linesRead + accepted + rejected + unknownHost,
+      linesAccepted: this.#state.linesAccepted + accepted,
+      linesRejected: this.#state.linesRejected + rejected,
+      linesUnknownHost: this.#state.linesUnknownHost + unknownHost,
+      ...(lastError === undefined ? {} : { lastError, lastErrorAt: new Date().toISOString() }),
+    };
+    await this.#commit(byZone, state, `${fileId}:${this.#state.offset}-${end}`);
+    this.#deps.sink.countUnrouted('unknown_host', unknownHost);
+  }
+
+  async #commit(byZone: ReadonlyMap<string, readonly IngestEvent[]>, state: TailState, batchId: string): Promise<void> {
+    await this.#deps.sink.ingestFromSource(this.#deps.dataset, byZone, { source: this.#source, state: encodeTailState(state) }, batchId);
+    this.#state = state;
+  }
+
+  /** Nothing to read: looks for truncation and rotation, then waits. */
+  async #idle(): Promise<void> {
+    const file = this.#file;
+    if (file === undefined) return;
+    const size = (await file.handle.stat()).size;
+    this.#lastSize = size;
+    if (size < this.#state.offset) {
+      await this.#truncated(size);
+      return;
+    }
+    let current: string | undefined;
+    try {
+      current = fileIdOf(await fs.promises.stat(this.#deps.spec.path));
+    } catch {
+      current = undefined;
+    }
+    if (current !== file.id) {
+      if (file.rotatedAt === undefined) {
+        file.rotatedAt = Date.now();
+      } else if (current !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs && size <= this.#state.offset) {
+        // Read to its end, a last line without a newline included, and its successor is there: let it go.
+        this.#finishedId = file.id;
+        await file.handle.close();
+        this.#file = undefined;
+        return;
+      }
+    }
+    await this.#sleep();
+  }
+
+  #logBadLine(offset: number, reason: string): void {
+    const now = Date.now();
+    if (now - this.#minuteStart >= 60_000) {
+      if (this.#unloggedBadLines > 0) {
+        this.#deps.log.warn({ file: this.#deps.spec.path, count: this.#unloggedBadLines }, 'More lines of a tailed file were rejected than were logged in the last minute.');
+      }
+      this.#minuteStart = now;
+      this.#badLinesThisMinute = 0;
+      this.#unloggedBadLines = 0;
+    }
+    if (this.#badLinesThisMinute >= loggedBadLinesPerMinute) {
+      this.#unloggedBadLines += 1;
+      return;
+    }
+    this.#badLinesThisMinute += 1;
+    this.#deps.log.warn({ file: this.#deps.spec.path, offset, reason }, 'Rejected a line of a tailed file; it is counted and skipped.');
+  }
+
+  #noteError(message: string): void {
+    this.#state = { ...this.#state, lastError: message, lastErrorAt: new Date().toISOString() };
+  }
+}
