@@ -5,6 +5,7 @@ import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
 import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
+import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
@@ -12,7 +13,8 @@ const usage = `usage:
   logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
   logexport users create --email E [--password P]
   logexport zones create --email E --name example.com
-  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]`;
+  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
+  logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
 
 class UsageError extends Error {}
 
@@ -139,6 +141,11 @@ async function run(args: readonly string[]): Promise<void> {
       if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
       print({ token: await createToken(store, clock, { userId: user.id, zoneIds: [zone.id], permissions }) });
     });
+    return;
+  }
+  if (command === 'sources') {
+    const config = configFrom(args.slice(1));
+    print({ sources: readStoredTailStatus(config) });
     return;
   }
   throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${args.slice(0, 2).join(' ')}"`);

@@ -8,9 +8,13 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { readRecords, waitFor } from './support/data-plane.ts';
 import { nativeLine, prepareTailNode } from '../sources/support/tail-node.ts';
 import { killAllServed, serveNode } from '../sources/support/served-node.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 after(killAllServed);
 
@@ -59,7 +63,33 @@ describe('a tailed file across SIGKILL and rotation', () => {
     assert.equal(unique.size, total);
     assert.equal(final.length, total, 'no record was delivered twice');
     assert.ok(ids.every((id) => id !== 'partial'));
-    assert.deepEqual((await served.kill('SIGTERM')).code, 0);
+
+    // `logexport sources` reads the status from the data directory, of a running node and of a stopped one.
+    const expected = {
+      source: `native:${file}`,
+      format: 'native',
+      file,
+      configured: true,
+      offset: fs.statSync(file).size - 30,
+      bytes_behind: 30,
+      lines_rejected: 0,
+      lines_unknown_host: 0,
+    };
+    const sources = (): Record<string, unknown>[] => {
+      const run = spawnSync(process.execPath, [path.join(root, 'bin/logexport.mjs'), 'sources', '--data-dir', node.dataDir], { env: { ...process.env, ...env }, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return (JSON.parse(run.stdout) as { sources: Record<string, unknown>[] }).sources;
+    };
+    for (const state of ['running', 'stopped']) {
+      if (state === 'stopped') assert.deepEqual((await served.kill('SIGTERM')).code, 0);
+      const [status] = sources();
+      assert.ok(status, state);
+      for (const [key, value] of Object.entries(expected)) assert.deepEqual(status[key], value, `${state}: ${key}`);
+      assert.match(String(status.identity), /^\d+:\d+$/);
+      // The counts are committed with the position: every line was counted once, across kills and the rotation.
+      assert.equal(status.lines_read, total, state);
+      assert.equal(status.lines_accepted, total, state);
+    }
     fs.rmSync(node.dataDir, { recursive: true, force: true });
   });
 });
