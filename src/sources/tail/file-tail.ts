@@ -6,8 +6,9 @@
  * batch it already holds by its id (the file identity and byte range).
  *
  * - Rotation by rename (logrotate's default, nginx after USR1, Caddy's roll): when the path names another
- *   file, the open one is read to its end first — a last line without a newline included, once the file has
- *   not grown for a grace period — and then the new file is read from its start. After a restart, a file
+ *   file, that file is opened and held at once (so a quick second roll cannot take it away unread), the
+ *   open one is read to its end — a last line without a newline included, once the file has not grown for
+ *   a grace period — and then the held one is read from its start. After a restart, a file
  *   whose checkpoint names a file the path no longer is, is looked for in the same directory by its identity
  *   and finished first.
  * - copytruncate: the file shrinking below the read position means it was truncated; reading starts again at 0.
@@ -92,6 +93,8 @@ export class FileTail {
   #badLinesThisMinute = 0;
   #minuteStart = 0;
   #unloggedBadLines = 0;
+  /** Files that took the path's name after the one being read, oldest first, held open until their turn. */
+  readonly #successors: OpenFile[] = [];
   /** A file read to its end after a rotation: never looked for again. */
   #finishedId: string | undefined;
 
@@ -116,6 +119,7 @@ export class FileTail {
     await this.#running;
     await this.#file?.handle.close().catch(() => undefined);
     this.#file = undefined;
+    for (const next of this.#successors.splice(0)) await next.handle.close().catch(() => undefined);
   }
 
   status(): TailStatus {
@@ -206,35 +210,53 @@ export class FileTail {
     return true;
   }
 
-  /** The file the checkpoint names, looked for by identity beside the path (a rotation renamed it). */
+  /**
+   * The file the checkpoint names, looked for by identity beside the path (a rotation renamed it). Files
+   * rotated after it (same name stem, not compressed, written later) are held as its successors, oldest
+   * first, so a log rolled more than once while logexport was down is read in order.
+   */
   async #findRenamed(): Promise<OpenFile | undefined> {
     if (this.#state.fileId === this.#finishedId) return undefined;
     const dir = path.dirname(this.#deps.spec.path);
+    const base = path.basename(this.#deps.spec.path);
+    const stem = base.includes('.') ? base.slice(0, base.indexOf('.')) : base;
     let names: string[];
     try {
       names = await fs.promises.readdir(dir);
     } catch {
       return undefined;
     }
+    const rotated: { name: string; id: string; mtimeMs: number }[] = [];
     for (const name of names) {
-      const candidate = path.join(dir, name);
+      if (name === base || !name.startsWith(stem) || /\.(gz|bz2|xz|zst|zip)$/.test(name)) continue;
       try {
-        const stat = await fs.promises.stat(candidate);
-        if (!stat.isFile() || fileIdOf(stat) !== this.#state.fileId) continue;
-        const handle = await fs.promises.open(candidate, 'r');
-        const opened = await handle.stat();
-        if (fileIdOf(opened) !== this.#state.fileId) {
-          await handle.close();
-          continue;
-        }
-        this.#deps.log.info({ file: candidate }, 'Finishing a tailed file that was rotated away while logexport was not running.');
-        this.#lastSize = opened.size;
-        return { handle, id: this.#state.fileId, rotatedAt: Date.now() };
+        const stat = await fs.promises.stat(path.join(dir, name));
+        if (stat.isFile()) rotated.push({ name, id: fileIdOf(stat), mtimeMs: stat.mtimeMs });
       } catch {
-        // Gone while looking, or unreadable: not the one.
+        // Gone while looking: not the one.
       }
     }
-    return undefined;
+    const found = rotated.find((candidate) => candidate.id === this.#state.fileId);
+    if (found === undefined) return undefined;
+    const open = async (name: string, id: string): Promise<OpenFile | undefined> => {
+      try {
+        const handle = await fs.promises.open(path.join(dir, name), 'r');
+        if (fileIdOf(await handle.stat()) === id) return { handle, id, rotatedAt: Date.now() };
+        await handle.close();
+      } catch {
+        // Gone since: nothing to read.
+      }
+      return undefined;
+    };
+    const file = await open(found.name, found.id);
+    if (file === undefined) return undefined;
+    this.#deps.log.info({ file: path.join(dir, found.name) }, 'Finishing a tailed file that was rotated away while logexport was not running.');
+    this.#lastSize = (await file.handle.stat()).size;
+    for (const later of rotated.filter((c) => c.mtimeMs > found.mtimeMs).sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+      const next = await open(later.name, later.id);
+      if (next !== undefined) this.#successors.push(next);
+    }
+    return file;
   }
 
   async #truncated(size: number): Promise<void> {
@@ -246,6 +268,7 @@ export class FileTail {
   async #step(): Promise<boolean> {
     const file = this.#file;
     if (file === undefined) return false;
+    await this.#watchPath(file);
     const start = this.#state.offset;
     const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
     const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, start);
@@ -330,6 +353,37 @@ export class FileTail {
     this.#state = state;
   }
 
+  /**
+   * Looks at what the path names now. A file other than the one being read (and than those already held) is
+   * opened at once and held: a server that rolls its log quickly (Caddy, by size) may rename it away again
+   * before the file being read is finished, and an open file can still be read after it is renamed or removed.
+   */
+  async #watchPath(file: OpenFile): Promise<void> {
+    let current: string | undefined;
+    try {
+      current = fileIdOf(await fs.promises.stat(this.#deps.spec.path));
+    } catch {
+      current = undefined;
+    }
+    if (current === undefined || current === file.id) return;
+    file.rotatedAt ??= Date.now();
+    if (this.#successors.some((next) => next.id === current)) return;
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(this.#deps.spec.path, 'r');
+    } catch {
+      return;
+    }
+    const id = fileIdOf(await handle.stat());
+    if (id === file.id || this.#successors.some((next) => next.id === id)) {
+      await handle.close();
+      return;
+    }
+    // Every file before the newest has been rotated away too.
+    for (const next of this.#successors) next.rotatedAt ??= Date.now();
+    this.#successors.push({ handle, id, rotatedAt: undefined });
+  }
+
   /** Nothing to read: looks for truncation and rotation, then waits. */
   async #idle(): Promise<void> {
     const file = this.#file;
@@ -340,22 +394,18 @@ export class FileTail {
       await this.#truncated(size);
       return;
     }
-    let current: string | undefined;
-    try {
-      current = fileIdOf(await fs.promises.stat(this.#deps.spec.path));
-    } catch {
-      current = undefined;
-    }
-    if (current !== file.id) {
-      if (file.rotatedAt === undefined) {
-        file.rotatedAt = Date.now();
-      } else if (current !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs && size <= this.#state.offset) {
-        // Read to its end, a last line without a newline included, and its successor is there: let it go.
-        this.#finishedId = file.id;
-        await file.handle.close();
-        this.#file = undefined;
-        return;
-      }
+    await this.#watchPath(file);
+    const next = this.#successors[0];
+    if (next !== undefined && file.rotatedAt !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs && size <= this.#state.offset) {
+      // Read to its end, a last line without a newline included: go on with its successor from its start.
+      this.#finishedId = file.id;
+      await file.handle.close();
+      this.#successors.shift();
+      this.#file = next;
+      this.#lastSize = (await next.handle.stat()).size;
+      this.#deps.log.info({ file: this.#deps.spec.path, from: file.id, to: next.id }, 'A tailed file was rotated; it was read to its end, and its successor is read from its start.');
+      await this.#commit(new Map(), { ...this.#state, fileId: next.id, offset: 0 }, `${next.id}:0-0`);
+      return;
     }
     await this.#sleep();
   }

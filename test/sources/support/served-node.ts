@@ -23,6 +23,8 @@ export interface ServedNode {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** What it wrote on stderr so far. */
   stderr(): string;
+  /** The log lines it wrote on stdout so far. */
+  stdout(): string;
   kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -39,9 +41,11 @@ export async function serveNode(dataDir: string, env: Record<string, string> = {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
+  let stdout = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`logexport did not start within 30 s: ${stderr}`)), 30_000);
     createInterface({ input: child.stdout ?? assert.fail('no stdout') }).on('line', (line) => {
+      stdout += `${line}\n`;
       const m = /is serving the API at (http:\/\/[^\s"/]+)\/client\/v4/.exec(line);
       if (m?.[1] !== undefined) {
         clearTimeout(timer);
@@ -58,6 +62,7 @@ export async function serveNode(dataDir: string, env: Record<string, string> = {
     url,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     kill: (signal) => {
       child.kill(signal);
       return exited;
