@@ -17,6 +17,7 @@ import { baselinePredicate, runBaseline } from './baseline.ts';
 import { getLoad } from './http-load.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
+import { targetTail } from './target-7-tail.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -465,6 +466,7 @@ const targets: [number, () => Promise<void>][] = [
   [4, targetLatency],
   [5, targetControlPlane],
   [6, targetCompression],
+  [7, () => targetTail({ fields: benchFields, filter: benchFilter, customFields, workersEnv, line, verdict })],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;

@@ -37,6 +37,12 @@ export interface SourceCheckpoint {
   /** Names the source, e.g. `caddy:/var/log/caddy/access.log`. */
   readonly source: string;
   readonly state: string;
+  /**
+   * The batch id of an append that started after this checkpoint and may not have finished (JetStream: the
+   * process died while publishing). The source reads exactly that batch again first, so its messages get
+   * the same ids and the server drops those it already has.
+   */
+  readonly unfinished?: string;
 }
 
 /** A chunk handed to a consumer. */

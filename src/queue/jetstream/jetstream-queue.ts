@@ -194,14 +194,19 @@ export class JetStreamQueue implements EventQueue {
   }
 
   /**
-   * Publishes every stream's chunks with message ids derived from `batchId`, then keeps the checkpoint in the
-   * node's checkpoint file. A crash between the two leaves the old checkpoint: the source reads the same
-   * batch again and the server drops the messages it already has (within its duplicate window).
+   * Notes the batch as unfinished in the node's checkpoint file, publishes every stream's chunks with message
+   * ids derived from `batchId`, then keeps the checkpoint. A crash in between leaves the old checkpoint and
+   * the unfinished batch: the source reads exactly that batch again, and the server drops the messages it
+   * already has (within its duplicate window).
    */
   async appendFromSource(appends: readonly StreamAppend[], checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
     this.#assertOpen();
+    const file = this.#checkpointFile();
+    const publishes = appends.some((append) => append.chunks.length > 0);
+    // Written first: a process that dies while publishing reads exactly this batch again after its restart.
+    if (publishes) file.begin(checkpoint.source, batchId);
     for (const append of appends) if (append.chunks.length > 0) await this.append(append.stream, append.chunks, `source:${batchId}`);
-    this.#checkpointFile().put(checkpoint);
+    file.put(checkpoint);
   }
 
   async sourceCheckpoints(): Promise<readonly SourceCheckpoint[]> {

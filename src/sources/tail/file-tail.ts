@@ -48,6 +48,8 @@ export interface FileTailDeps {
   readonly log: Logger;
   /** Where the last commit left off (from the queue's checkpoints). */
   readonly state: TailState;
+  /** A batch appended after that commit that may not have finished (JetStream), read again exactly first. */
+  readonly unfinished?: string;
   readonly options?: Partial<FileTailOptions>;
 }
 
@@ -95,6 +97,8 @@ export class FileTail {
   #unloggedBadLines = 0;
   /** Files that took the path's name after the one being read, oldest first, held open until their turn. */
   readonly #successors: OpenFile[] = [];
+  /** The end of the unfinished batch to read again exactly, before reading on as usual. */
+  #replayEnd: number | undefined;
   /** A file read to its end after a rotation: never looked for again. */
   #finishedId: string | undefined;
 
@@ -103,6 +107,8 @@ export class FileTail {
     this.#options = { ...defaultOptions, ...deps.options };
     this.#source = tailSourceName(deps.spec);
     this.#state = deps.state;
+    const unfinished = deps.unfinished === undefined ? null : /^(.+):(\d+)-(\d+)$/.exec(deps.unfinished);
+    if (unfinished !== null && unfinished[1] === deps.state.fileId && Number(unfinished[2]) === deps.state.offset) this.#replayEnd = Number(unfinished[3]);
   }
 
   /** Starts following the file (in the background). */
@@ -271,7 +277,8 @@ export class FileTail {
     await this.#watchPath(file);
     const start = this.#state.offset;
     const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
-    const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, start);
+    const length = this.#replayEnd === undefined ? buffer.length : Math.max(0, Math.min(buffer.length, this.#replayEnd - start));
+    const { bytesRead } = await file.handle.read(buffer, 0, length, start);
     if (bytesRead === 0) return false;
     const bytes = buffer.subarray(0, bytesRead);
     // A file rotated away that has not grown for the grace period gets no newline any more.
@@ -351,6 +358,7 @@ export class FileTail {
   async #commit(byZone: ReadonlyMap<string, readonly IngestEvent[]>, state: TailState, batchId: string): Promise<void> {
     await this.#deps.sink.ingestFromSource(this.#deps.dataset, byZone, { source: this.#source, state: encodeTailState(state) }, batchId);
     this.#state = state;
+    if (this.#replayEnd !== undefined && (state.offset >= this.#replayEnd || state.fileId !== this.#deps.state.fileId)) this.#replayEnd = undefined;
   }
 
   /**

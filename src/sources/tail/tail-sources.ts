@@ -33,7 +33,7 @@ export class TailSources {
   /** Reads the checkpoints and starts one tail per file. */
   static async start(deps: TailSourcesDeps): Promise<TailSources> {
     if (deps.specs.length === 0) return new TailSources([]);
-    const checkpoints = new Map((await deps.queue.sourceCheckpoints()).map((c) => [c.source, c.state]));
+    const checkpoints = new Map((await deps.queue.sourceCheckpoints()).map((c) => [c.source, c]));
     const parse = compileIngestParser(httpRequests);
     const tails = deps.specs.map((spec) => {
       const saved = checkpoints.get(tailSourceName(spec));
@@ -46,7 +46,8 @@ export class TailSources {
         pendingBytes: () => deps.queue.pendingBytes(),
         maxPendingBytes: deps.maxPendingBytes,
         log: deps.log,
-        state: saved === undefined ? emptyTailState : decodeTailState(saved),
+        state: saved === undefined ? emptyTailState : decodeTailState(saved.state),
+        ...(saved?.unfinished === undefined ? {} : { unfinished: saved.unfinished }),
         ...(deps.options === undefined ? {} : { options: deps.options }),
       });
     });

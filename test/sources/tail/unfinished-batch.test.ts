@@ -1,0 +1,61 @@
+/**
+ * A batch the JetStream queue noted as unfinished (the process died while publishing it) is read again
+ * exactly — the same byte range, so the same batch id and message ids — before the tail reads on, however
+ * much the file grew meanwhile.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { httpRequests } from '../../../src/domain/datasets/http-requests.ts';
+import { compileIngestParser, type IngestEvent } from '../../../src/domain/datasets/ingest-event.ts';
+import { lineDecoderFor } from '../../../src/sources/formats/line-decoder.ts';
+import { FileTail, fileIdOf, type TailSink } from '../../../src/sources/tail/file-tail.ts';
+import { emptyTailState } from '../../../src/sources/tail/tail-status.ts';
+import { waitFor } from '../../e2e/support/data-plane.ts';
+import { nativeLine } from '../support/tail-node.ts';
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} };
+
+describe('an unfinished batch', () => {
+  it('is read again exactly before the tail reads on', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-unfinished-'));
+    const file = path.join(dir, 'access.log');
+    const lines = Array.from({ length: 10 }, (_, i) => `${nativeLine(`u-${i}`, 'example.com')}\n`);
+    fs.writeFileSync(file, lines.join(''));
+    const fileId = fileIdOf(fs.statSync(file));
+    const start = Buffer.byteLength(lines.slice(0, 2).join(''));
+    const end = Buffer.byteLength(lines.slice(0, 5).join(''));
+    const batches: { batchId: string; rayIds: string[] }[] = [];
+    const sink: TailSink = {
+      async ingestFromSource(_dataset, byZone: ReadonlyMap<string, readonly IngestEvent[]>, _checkpoint, batchId) {
+        batches.push({ batchId, rayIds: [...byZone.values()].flat().map((e) => String(e.record.RayID)) });
+      },
+      countUnrouted: () => {},
+    };
+    const tail = new FileTail({
+      spec: { format: 'native', path: file },
+      dataset: httpRequests,
+      decode: lineDecoderFor('native', compileIngestParser(httpRequests)),
+      sink,
+      zones: { zoneForHost: () => ({ id: 'z'.repeat(32), name: 'example.com' }) as never },
+      pendingBytes: () => 0,
+      maxPendingBytes: 1,
+      log: silent,
+      state: { ...emptyTailState, fileId, offset: start, linesRead: 2, linesAccepted: 2 },
+      unfinished: `${fileId}:${start}-${end}`,
+      options: { pollMs: 20 },
+    });
+    tail.start();
+    try {
+      await waitFor('two batches', () => (batches.length >= 2 ? true : undefined), 5000);
+    } finally {
+      await tail.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(batches[0], { batchId: `${fileId}:${start}-${end}`, rayIds: ['u-2', 'u-3', 'u-4'] });
+    assert.deepEqual(batches[1]?.rayIds, ['u-5', 'u-6', 'u-7', 'u-8', 'u-9']);
+    assert.equal(tail.status().linesRead, 10);
+  });
+});
