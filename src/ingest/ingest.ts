@@ -6,10 +6,10 @@
  */
 import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
-import type { IngestEvent } from '../domain/datasets/ingest-event.ts';
+import { httpRequests } from '../domain/datasets/http-requests.ts';
 import type { EventQueue, SourceCheckpoint, StreamAppend } from '../queue/queue.ts';
-import { prepareEvents } from './ingest-processor.ts';
-import { PlanCache } from './ingest-task.ts';
+import type { TailTask, TailTaskResult } from '../sources/tail/tail-task.ts';
+import type { PlanSource } from './ingest-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -20,6 +20,9 @@ export interface IngestCounters {
   accepted_events: number;
   dropped: Record<string, number>;
 }
+
+/** A tailed file's batch, processed. */
+export type PreparedTail = Extract<TailTaskResult, { kind: 'done' }>;
 
 /** A request body as received. */
 export interface IngestBody {
@@ -37,8 +40,8 @@ export class Ingestor {
   readonly counters = new Map<string, IngestCounters>();
   /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
   readonly unrouted: Record<string, number> = {};
-  /** Plans for the events of sources, prepared on this thread. */
-  private readonly plans = new PlanCache();
+  /** Zones the node's tailed files have met, whose plans go with every batch. */
+  private readonly tailZones = new Set<string>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -81,31 +84,37 @@ export class Ingestor {
   }
 
   /**
-   * Prepares events a source has already checked and routed (zone id → events) with each zone's current
-   * plan, and appends them to their zones' streams together with the source's checkpoint; resolves once
-   * both are durable. Events of a zone with no enabled job are counted as dropped (`no_job`).
+   * Processes a batch of a tailed file (decode, route by host, prepare with each zone's plan) on a worker
+   * thread when there are some. The task carries the plans of every zone the node's tails have met; a zone
+   * met for the first time is loaded and the batch run again.
    */
-  async ingestFromSource(
-    dataset: Dataset,
-    byZone: ReadonlyMap<string, readonly IngestEvent[]>,
-    checkpoint: SourceCheckpoint,
-    batchId: string,
-  ): Promise<void> {
+  async prepareTail(task: Omit<TailTask, 'plans'>): Promise<PreparedTail> {
+    for (let attempt = 0; ; attempt++) {
+      const plans: Record<string, { planKey: string; plan: PlanSource }> = {};
+      for (const zoneId of this.tailZones) {
+        const snapshot = await this.snapshots.get(zoneId, httpRequests.id);
+        plans[zoneId] = { planKey: snapshot.planKey, plan: snapshot.plan };
+      }
+      const result = await this.workers.runTail({ ...task, plans });
+      if (result.kind === 'done') return result;
+      if (attempt >= 2) throw new Error(`the plans of zones ${result.zoneIds.join(', ')} could not be loaded for a tailed file`);
+      for (const zoneId of result.zoneIds) this.tailZones.add(zoneId);
+    }
+  }
+
+  /**
+   * Appends a prepared batch of a tailed file to its zones' streams together with the tail's checkpoint;
+   * resolves once both are durable. Lines of a zone with no enabled job are counted as dropped (`no_job`).
+   */
+  async appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
     this.inFlight += 1;
     try {
-      const appends: StreamAppend[] = [];
-      const counts: [IngestCounters, number, boolean][] = [];
-      for (const [zoneId, events] of byZone) {
-        if (events.length === 0) continue;
-        const snapshot = await this.snapshots.get(zoneId, dataset.id);
-        const plan = this.plans.plan(snapshot.planKey, snapshot.plan);
-        const chunks = prepareEvents(events, plan);
-        counts.push([this.countersOf(zoneId), events.length, chunks.length > 0]);
-        if (chunks.length > 0) appends.push({ stream: { zoneId, dataset: dataset.id }, chunks });
-      }
+      const appends: StreamAppend[] = prepared.appends.map((append) => ({ stream: { zoneId: append.zoneId, dataset: httpRequests.id }, chunks: append.chunks }));
       await this.queue.appendFromSource(appends, checkpoint, batchId);
-      for (const [counters, count, queued] of counts) {
-        if (queued) counters.accepted_events += count;
+      const queued = new Set(prepared.appends.map((append) => append.zoneId));
+      for (const [zoneId, count] of Object.entries(prepared.routed)) {
+        const counters = this.countersOf(zoneId);
+        if (queued.has(zoneId)) counters.accepted_events += count;
         else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
       }
     } finally {

@@ -20,28 +20,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../core/logger.ts';
-import type { Dataset } from '../../domain/datasets/http-requests.ts';
-import type { IngestEvent } from '../../domain/datasets/ingest-event.ts';
+import type { PreparedTail } from '../../ingest/ingest.ts';
 import type { SourceCheckpoint } from '../../queue/queue.ts';
-import type { Zone } from '../../store/store.ts';
-import type { LineDecoder } from '../formats/source-format.ts';
-import { splitLines, type ReadLine } from './split-lines.ts';
+import type { TailTask } from './tail-task.ts';
 import { tailSourceName, type TailSpec } from './tail-spec.ts';
 import { encodeTailState, type TailState, type TailStatus } from './tail-status.ts';
 
-/** Where a tail hands its batches: ingest. */
+/** Where a tail hands its batches: ingest (which runs the CPU work on its worker threads). */
 export interface TailSink {
-  ingestFromSource(dataset: Dataset, byZone: ReadonlyMap<string, readonly IngestEvent[]>, checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
+  prepareTail(task: Omit<TailTask, 'plans'>): Promise<PreparedTail>;
+  appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
   countUnrouted(reason: string, count: number): void;
 }
+
+/** A batch read and being processed, in file order. */
+interface InflightBatch {
+  readonly fileId: string;
+  readonly start: number;
+  readonly end: number;
+  readonly prepared: Promise<PreparedTail>;
+}
+
+/** What moving the position without lines appends: nothing. */
+const nothing: PreparedTail = { kind: 'done', consumed: 0, appends: [], routed: {}, rejected: 0, unknownHost: 0, problems: [], lastProblem: undefined };
+/** Batches read ahead and processed while the one before is appended: one per core, roughly. */
+const pipelineDepth = 3;
 
 /** What a tail needs. */
 export interface FileTailDeps {
   readonly spec: TailSpec;
-  readonly dataset: Dataset;
-  readonly decode: LineDecoder;
   readonly sink: TailSink;
-  readonly zones: { zoneForHost(host: string): Zone | undefined };
+  /** Every zone as `[name, id]`, read at each batch. */
+  readonly zones: { entries(): readonly (readonly [string, string])[] };
   /** The queue's undelivered bytes, and the limit above which the tail pauses. */
   readonly pendingBytes: () => number;
   readonly maxPendingBytes: number;
@@ -101,12 +111,16 @@ export class FileTail {
   #replayEnd: number | undefined;
   /** A file read to its end after a rotation: never looked for again. */
   #finishedId: string | undefined;
+  /** Batches read ahead of the committed position, being processed; `#readOffset` is where they end. */
+  #inflight: InflightBatch[] = [];
+  #readOffset: number;
 
   constructor(deps: FileTailDeps) {
     this.#deps = deps;
     this.#options = { ...defaultOptions, ...deps.options };
     this.#source = tailSourceName(deps.spec);
     this.#state = deps.state;
+    this.#readOffset = deps.state.offset;
     const unfinished = deps.unfinished === undefined ? null : /^(.+):(\d+)-(\d+)$/.exec(deps.unfinished);
     if (unfinished !== null && unfinished[1] === deps.state.fileId && Number(unfinished[2]) === deps.state.offset) this.#replayEnd = Number(unfinished[3]);
   }
@@ -155,7 +169,9 @@ export class FileTail {
         }
         if (!(await this.#step())) await this.#idle();
       } catch (error) {
-        // A read or an append failed: nothing was committed, so the same lines are read again after a pause.
+        // A read or an append failed: what was not committed is read again after a pause.
+        this.#inflight = [];
+        this.#readOffset = this.#state.offset;
         this.#noteError(`${error instanceof Error ? error.message : String(error)}`);
         this.#deps.log.warn({ err: error, file: this.#deps.spec.path, offset: this.#state.offset }, 'The tail of a file could not go on; it tries again.');
         await this.#sleep(Math.max(this.#options.pollMs, 1000));
@@ -209,7 +225,7 @@ export class FileTail {
     this.#lastSize = stat.size;
     if (id !== this.#state.fileId) {
       if (this.#state.fileId !== '') this.#deps.log.info({ file: target, from: this.#state.fileId, to: id }, 'A tailed file was replaced (rotated); reading the new file from its start.');
-      await this.#commit(new Map(), { ...this.#state, fileId: id, offset: 0 }, `${id}:0-0`);
+      await this.#commit(nothing, { ...this.#state, fileId: id, offset: 0 }, `${id}:0-0`);
     } else if (stat.size < this.#state.offset) {
       await this.#truncated(stat.size);
     }
@@ -267,32 +283,63 @@ export class FileTail {
 
   async #truncated(size: number): Promise<void> {
     this.#deps.log.info({ file: this.#deps.spec.path, size, offset: this.#state.offset }, 'A tailed file was truncated (copytruncate); reading it again from its start.');
-    await this.#commit(new Map(), { ...this.#state, offset: 0 }, `${this.#state.fileId}:truncated@${this.#state.offset}`);
+    await this.#commit(nothing, { ...this.#state, offset: 0 }, `${this.#state.fileId}:truncated@${this.#state.offset}`);
   }
 
-  /** Reads, decodes and commits one batch; false when there was no complete line to read. */
+  /**
+   * Keeps up to `pipelineDepth` batches read ahead and being processed (on the worker threads), then commits
+   * the oldest; false when there was no complete line to read.
+   */
   async #step(): Promise<boolean> {
     const file = this.#file;
     if (file === undefined) return false;
     await this.#watchPath(file);
-    const start = this.#state.offset;
-    const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
-    const length = this.#replayEnd === undefined ? buffer.length : Math.max(0, Math.min(buffer.length, this.#replayEnd - start));
-    const { bytesRead } = await file.handle.read(buffer, 0, length, start);
-    if (bytesRead === 0) return false;
-    const bytes = buffer.subarray(0, bytesRead);
-    // A file rotated away that has not grown for the grace period gets no newline any more.
-    const final = file.rotatedAt !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs;
-    const split = splitLines(bytes, start, this.#options.maxLineBytes, final);
-    if (split.lines.length === 0) {
-      if (bytesRead < buffer.length) return false;
-      return this.#skipLongLine(file, start + bytesRead);
+    while (this.#inflight.length < pipelineDepth) {
+      const read = await this.#readAhead(file);
+      if (read === 'none') break;
+      if (read === 'long line') {
+        if (this.#inflight.length === 0) return this.#skipLongLine(file, this.#state.offset + this.#options.batchBytes);
+        break;
+      }
     }
-    await this.#handOver(split.lines, start + split.consumed, file.id);
+    const head = this.#inflight[0];
+    if (head === undefined) return false;
+    const prepared = await head.prepared;
+    this.#inflight.shift();
+    await this.#commitBatch(head, prepared);
     return true;
   }
 
-  /** A line longer than a whole batch: found its end, rejects it and moves past it; false while it has none. */
+  /** Reads the next batch after what is in flight and starts processing it. */
+  async #readAhead(file: OpenFile): Promise<'read' | 'none' | 'long line'> {
+    const start = this.#readOffset;
+    const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
+    const length = this.#replayEnd === undefined || start >= this.#replayEnd ? buffer.length : Math.min(buffer.length, this.#replayEnd - start);
+    const { bytesRead } = await file.handle.read(buffer, 0, length, start);
+    if (bytesRead === 0) return 'none';
+    // A file rotated away that has not grown for the grace period gets no newline any more.
+    const final = file.rotatedAt !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs;
+    const lastNewline = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (lastNewline < 0 && !final) return bytesRead < buffer.length ? 'none' : 'long line';
+    const end = final ? start + bytesRead : start + lastNewline + 1;
+    const bytes = buffer.subarray(0, end - start);
+    const prepared = this.#deps.sink.prepareTail({
+      format: this.#deps.spec.format,
+      bytes,
+      start,
+      fileId: file.id,
+      final,
+      maxLineBytes: this.#options.maxLineBytes,
+      zones: this.#deps.zones.entries(),
+    });
+    // Handled when its turn comes; a failure meanwhile must not be reported as unhandled.
+    prepared.catch(() => undefined);
+    this.#inflight.push({ fileId: file.id, start, end, prepared });
+    this.#readOffset = end;
+    return 'read';
+  }
+
+  /** A line longer than a whole batch: finds its end, rejects it and moves past it; false while it has none. */
   async #skipLongLine(file: OpenFile, from: number): Promise<boolean> {
     const buffer = Buffer.allocUnsafe(64 * 1024);
     for (let at = from; ; ) {
@@ -300,64 +347,40 @@ export class FileTail {
       if (bytesRead === 0) return false;
       const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
       if (newline >= 0) {
-        await this.#handOver([{ text: '', offset: this.#state.offset, notUtf8: false, oversize: true }], at + newline + 1, file.id);
+        const problem = { offset: this.#state.offset, reason: `the line is longer than ${this.#options.maxLineBytes} bytes` };
+        const end = at + newline + 1;
+        await this.#commitBatch({ fileId: file.id, start: this.#state.offset, end, prepared: Promise.resolve(nothing) }, { ...nothing, rejected: 1, problems: [problem], lastProblem: problem });
         return true;
       }
       at += bytesRead;
     }
   }
 
-  /** Decodes and routes `lines`, then commits them with the new position `end`. */
-  async #handOver(lines: readonly ReadLine[], end: number, fileId: string): Promise<void> {
-    const byZone = new Map<string, IngestEvent[]>();
+  /** Commits a processed batch with the position after it and the counts it adds. */
+  async #commitBatch(batch: InflightBatch, prepared: PreparedTail): Promise<void> {
+    for (const problem of prepared.problems) this.#logBadLine(problem.offset, problem.reason);
+    if (prepared.rejected > prepared.problems.length) this.#unloggedBadLines += prepared.rejected - prepared.problems.length;
     let accepted = 0;
-    let rejected = 0;
-    let unknownHost = 0;
-    let lastError: string | undefined;
-    const decode = this.#deps.decode;
-    for (const line of lines) {
-      let problem: string | undefined;
-      if (line.oversize) problem = `the line is longer than ${this.#options.maxLineBytes} bytes`;
-      else if (line.notUtf8) problem = 'the line is not valid UTF-8';
-      else if (line.text.trim() === '') continue;
-      else {
-        const result = decode(line.text, { fileId, offset: line.offset });
-        if (result.ok) {
-          const host = result.value.record.ClientRequestHost;
-          const zone = typeof host === 'string' ? this.#deps.zones.zoneForHost(host) : undefined;
-          if (zone === undefined) {
-            unknownHost += 1;
-            continue;
-          }
-          let events = byZone.get(zone.id);
-          if (events === undefined) byZone.set(zone.id, (events = []));
-          events.push(result.value);
-          accepted += 1;
-          continue;
-        }
-        problem = result.error;
-      }
-      rejected += 1;
-      lastError = `byte ${line.offset}: ${problem}`;
-      this.#logBadLine(line.offset, problem);
-    }
+    for (const count of Object.values(prepared.routed)) accepted += count;
+    const last = prepared.lastProblem;
     const state: TailState = {
       ...this.#state,
-      fileId,
-      offset: end,
-      linesRead: this.#state.linesRead + accepted + rejected + unknownHost,
+      fileId: batch.fileId,
+      offset: batch.end,
+      linesRead: this.#state.linesRead + accepted + prepared.rejected + prepared.unknownHost,
       linesAccepted: this.#state.linesAccepted + accepted,
-      linesRejected: this.#state.linesRejected + rejected,
-      linesUnknownHost: this.#state.linesUnknownHost + unknownHost,
-      ...(lastError === undefined ? {} : { lastError, lastErrorAt: new Date().toISOString() }),
+      linesRejected: this.#state.linesRejected + prepared.rejected,
+      linesUnknownHost: this.#state.linesUnknownHost + prepared.unknownHost,
+      ...(last === undefined ? {} : { lastError: `byte ${last.offset}: ${last.reason}`, lastErrorAt: new Date().toISOString() }),
     };
-    await this.#commit(byZone, state, `${fileId}:${this.#state.offset}-${end}`);
-    this.#deps.sink.countUnrouted('unknown_host', unknownHost);
+    await this.#commit(prepared, state, `${batch.fileId}:${batch.start}-${batch.end}`);
+    this.#deps.sink.countUnrouted('unknown_host', prepared.unknownHost);
   }
 
-  async #commit(byZone: ReadonlyMap<string, readonly IngestEvent[]>, state: TailState, batchId: string): Promise<void> {
-    await this.#deps.sink.ingestFromSource(this.#deps.dataset, byZone, { source: this.#source, state: encodeTailState(state) }, batchId);
+  async #commit(prepared: PreparedTail, state: TailState, batchId: string): Promise<void> {
+    await this.#deps.sink.appendFromTail(prepared, { source: this.#source, state: encodeTailState(state) }, batchId);
     this.#state = state;
+    if (this.#inflight.length === 0) this.#readOffset = state.offset;
     if (this.#replayEnd !== undefined && (state.offset >= this.#replayEnd || state.fileId !== this.#deps.state.fileId)) this.#replayEnd = undefined;
   }
 
@@ -412,7 +435,7 @@ export class FileTail {
       this.#file = next;
       this.#lastSize = (await next.handle.stat()).size;
       this.#deps.log.info({ file: this.#deps.spec.path, from: file.id, to: next.id }, 'A tailed file was rotated; it was read to its end, and its successor is read from its start.');
-      await this.#commit(new Map(), { ...this.#state, fileId: next.id, offset: 0 }, `${next.id}:0-0`);
+      await this.#commit(nothing, { ...this.#state, fileId: next.id, offset: 0 }, `${next.id}:0-0`);
       return;
     }
     await this.#sleep();

@@ -3,10 +3,7 @@
  * keeps, started after the queue and ingest and stopped before them.
  */
 import type { Logger } from '../../core/logger.ts';
-import { httpRequests } from '../../domain/datasets/http-requests.ts';
-import { compileIngestParser } from '../../domain/datasets/ingest-event.ts';
 import type { EventQueue } from '../../queue/queue.ts';
-import { lineDecoderFor } from '../formats/line-decoder.ts';
 import type { ZoneDirectory } from '../zone-directory.ts';
 import { FileTail, type FileTailOptions, type TailSink } from './file-tail.ts';
 import { tailSourceName, type TailSpec } from './tail-spec.ts';
@@ -34,13 +31,10 @@ export class TailSources {
   static async start(deps: TailSourcesDeps): Promise<TailSources> {
     if (deps.specs.length === 0) return new TailSources([]);
     const checkpoints = new Map((await deps.queue.sourceCheckpoints()).map((c) => [c.source, c]));
-    const parse = compileIngestParser(httpRequests);
     const tails = deps.specs.map((spec) => {
       const saved = checkpoints.get(tailSourceName(spec));
       return new FileTail({
         spec,
-        dataset: httpRequests,
-        decode: lineDecoderFor(spec.format, parse),
         sink: deps.sink,
         zones: deps.zones,
         pendingBytes: () => deps.queue.pendingBytes(),

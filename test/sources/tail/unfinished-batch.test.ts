@@ -8,15 +8,32 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { httpRequests } from '../../../src/domain/datasets/http-requests.ts';
-import { compileIngestParser, type IngestEvent } from '../../../src/domain/datasets/ingest-event.ts';
-import { lineDecoderFor } from '../../../src/sources/formats/line-decoder.ts';
+import type { PreparedTail } from '../../../src/ingest/ingest.ts';
+import { PlanCache } from '../../../src/ingest/ingest-task.ts';
 import { FileTail, fileIdOf, type TailSink } from '../../../src/sources/tail/file-tail.ts';
+import { runTailTask, TailDecoders } from '../../../src/sources/tail/tail-task.ts';
 import { emptyTailState } from '../../../src/sources/tail/tail-status.ts';
 import { waitFor } from '../../e2e/support/data-plane.ts';
 import { nativeLine } from '../support/tail-node.ts';
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
+const zoneId = 'a'.repeat(32);
+/** A job keeping every event, written as uncompressed NDJSON of RayIDs. */
+const job = {
+  id: 1,
+  dataset: 'http_requests',
+  kind: '',
+  enabled: true,
+  name: 'all',
+  destinationConf: 'file:///x',
+  filter: null,
+  outputOptions: JSON.stringify({ field_names: ['RayID'] }),
+  logpullOptions: null,
+  frequency: null,
+  maxUploadBytes: null,
+  maxUploadRecords: null,
+  maxUploadIntervalSeconds: null,
+};
 
 describe('an unfinished batch', () => {
   it('is read again exactly before the tail reads on', async () => {
@@ -28,18 +45,25 @@ describe('an unfinished batch', () => {
     const start = Buffer.byteLength(lines.slice(0, 2).join(''));
     const end = Buffer.byteLength(lines.slice(0, 5).join(''));
     const batches: { batchId: string; rayIds: string[] }[] = [];
+    const plans = new PlanCache();
+    const decoders = new TailDecoders();
+    const plan = { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } };
     const sink: TailSink = {
-      async ingestFromSource(_dataset, byZone: ReadonlyMap<string, readonly IngestEvent[]>, _checkpoint, batchId) {
-        batches.push({ batchId, rayIds: [...byZone.values()].flat().map((e) => String(e.record.RayID)) });
+      prepareTail: async (task) => {
+        const result = runTailTask({ ...task, plans: { [zoneId]: { planKey: 'p', plan } } }, plans, decoders);
+        assert.equal(result.kind, 'done');
+        return result as PreparedTail;
+      },
+      appendFromTail: async (prepared, _checkpoint, batchId) => {
+        const text = prepared.appends.flatMap((a) => a.chunks.map((c) => Buffer.from(c.payload).toString('latin1'))).join('');
+        batches.push({ batchId, rayIds: [...text.matchAll(/"RayID":"(u-\d+)"/g)].map((m) => m[1] ?? '') });
       },
       countUnrouted: () => {},
     };
     const tail = new FileTail({
       spec: { format: 'native', path: file },
-      dataset: httpRequests,
-      decode: lineDecoderFor('native', compileIngestParser(httpRequests)),
       sink,
-      zones: { zoneForHost: () => ({ id: 'z'.repeat(32), name: 'example.com' }) as never },
+      zones: { entries: () => [['example.com', zoneId]] },
       pendingBytes: () => 0,
       maxPendingBytes: 1,
       log: silent,
