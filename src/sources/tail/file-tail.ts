@@ -316,6 +316,8 @@ export class FileTail {
     const buffer = Buffer.allocUnsafe(this.#options.batchBytes);
     const length = this.#replayEnd === undefined || start >= this.#replayEnd ? buffer.length : Math.min(buffer.length, this.#replayEnd - start);
     const { bytesRead } = await file.handle.read(buffer, 0, length, start);
+    // What the file holds at least, for the bytes behind (the idle loop measures it exactly).
+    if (file === this.#file) this.#lastSize = Math.max(this.#lastSize ?? 0, start + bytesRead);
     if (bytesRead === 0) return 'none';
     // A file rotated away that has not grown for the grace period gets no newline any more.
     const final = file.rotatedAt !== undefined && Date.now() - file.rotatedAt >= this.#options.rotateGraceMs;
