@@ -44,6 +44,7 @@ function pairs(list) {
         try {
             JSON.stringify(pair[1]);
             out.push([String(pair[0]), pair[1]]);
+        // eslint-disable-next-line @typescript-eslint/no-unused-vars -- njs 0.7 needs the binding
         } catch (e) {
             // Not text: such a value can never be a custom field's value.
         }
