@@ -1,16 +1,17 @@
 /**
- * The tail of one file: reads complete lines from where the last commit left off, decodes each in the file's
- * format, routes it to a zone by its host, and hands each batch to ingest together with the new read
- * position, which the queue commits with the events (ingest.ts, `ingestFromSource`). So after a crash the
- * tail resumes at the last commit: nothing is read twice into the embedded queue, and JetStream drops a
- * batch it already holds by its id (the file identity and byte range).
+ * The tail of one file: reads batches of complete lines from where the last commit left off, has ingest
+ * decode them in the file's format, route them to zones by host and prepare them with each zone's plan (on
+ * its worker threads, a few batches ahead: tail-task.ts), and appends each batch's chunks together with the
+ * new read position, which the queue commits with the events (ingest.ts, `appendFromTail`). So after a
+ * crash the tail resumes at the last commit: nothing is read twice into the embedded queue, and JetStream
+ * drops a batch it already holds by its id (the file identity and byte range).
  *
  * - Rotation by rename (logrotate's default, nginx after USR1, Caddy's roll): when the path names another
  *   file, that file is opened and held at once (so a quick second roll cannot take it away unread), the
  *   open one is read to its end — a last line without a newline included, once the file has not grown for
- *   a grace period — and then the held one is read from its start. After a restart, a file
- *   whose checkpoint names a file the path no longer is, is looked for in the same directory by its identity
- *   and finished first.
+ *   a grace period — and then the held one is read from its start. After a restart, the file the
+ *   checkpoint names, if the path no longer is it, is looked for in the same directory by its identity and
+ *   finished first, then the uncompressed files rotated after it, oldest first.
  * - copytruncate: the file shrinking below the read position means it was truncated; reading starts again at 0.
  * - A file that does not exist yet is waited for; a partial last line waits for its newline.
  * - Back-pressure: while the queue is over its limit, nothing is read: the file is the buffer.
