@@ -295,20 +295,26 @@ export class FileTail {
     const file = this.#file;
     if (file === undefined) return false;
     await this.#watchPath(file);
-    while (this.#inflight.length < pipelineDepth) {
-      const read = await this.#readAhead(file);
-      if (read === 'none') break;
-      if (read === 'long line') {
-        if (this.#inflight.length === 0) return this.#skipLongLine(file, this.#state.offset + this.#options.batchBytes);
-        break;
-      }
-    }
+    if ((await this.#fill(file)) === 'long line') return this.#skipLongLine(file, this.#state.offset + this.#options.batchBytes);
     const head = this.#inflight[0];
     if (head === undefined) return false;
     const prepared = await head.prepared;
     this.#inflight.shift();
-    await this.#commitBatch(head, prepared);
+    // The next batch is read while this one is appended: both wait on the disk, not on the CPU.
+    const [committed, filled] = await Promise.allSettled([this.#commitBatch(head, prepared), this.#fill(file)]);
+    if (committed.status === 'rejected') throw committed.reason;
+    if (filled.status === 'rejected') throw filled.reason;
     return true;
+  }
+
+  /** Reads ahead until `pipelineDepth` batches are in flight; says when a line longer than a batch stops it with none. */
+  async #fill(file: OpenFile): Promise<'filled' | 'long line'> {
+    while (this.#inflight.length < pipelineDepth) {
+      const read = await this.#readAhead(file);
+      if (read === 'none') break;
+      if (read === 'long line') return this.#inflight.length === 0 ? 'long line' : 'filled';
+    }
+    return 'filled';
   }
 
   /** Reads the next batch after what is in flight and starts processing it. */
