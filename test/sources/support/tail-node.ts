@@ -11,6 +11,7 @@ import { createUser, createZone } from '../../../src/accounts/accounts.ts';
 import { systemClock } from '../../../src/core/clock.ts';
 import { consumerNameOf, streamOf } from '../../../src/delivery/job-runner.ts';
 import { openEmbeddedQueue } from '../../../src/queue/embedded/embedded-queue.ts';
+import type { EventQueue } from '../../../src/queue/queue.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 
 /** One job to create: on the zone named `zone`, delivering `fields` under `<export root>/<dir>`. */
@@ -31,15 +32,20 @@ export interface TailNode {
   readonly auth: { readonly email: string; readonly key: string };
 }
 
+/** Where the jobs' queue consumers are created: the embedded queue of the data directory, or another queue. */
+export type ConsumerQueue = (dataDir: string) => Promise<Pick<EventQueue, 'resetConsumer' | 'close'>>;
+
+const embeddedQueue: ConsumerQueue = (dataDir) => openEmbeddedQueue({ path: path.join(dataDir, 'queue.db'), replayWindowMs: 600_000 });
+
 /** Prepares a data directory with the zones and jobs given. */
-export async function prepareTailNode(zoneNames: readonly string[], jobs: readonly JobPlan[]): Promise<TailNode> {
+export async function prepareTailNode(zoneNames: readonly string[], jobs: readonly JobPlan[], openQueue: ConsumerQueue = embeddedQueue): Promise<TailNode> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-source-'));
   const store = await openStore({ kind: 'sqlite', path: path.join(dataDir, 'logexport.db') });
   const zones: Record<string, string> = {};
   try {
     const { user, apiKey } = await createUser(store, systemClock, { email: 'sources@example.com' });
     for (const name of zoneNames) zones[name] = (await createZone(store, systemClock, user.id, name)).id;
-    const queue = await openEmbeddedQueue({ path: path.join(dataDir, 'queue.db'), replayWindowMs: 600_000 });
+    const queue = await openQueue(dataDir);
     try {
       for (const [index, plan] of jobs.entries()) {
         const zoneId = zones[plan.zone];
