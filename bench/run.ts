@@ -19,6 +19,7 @@ import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-t
 import { makeEventLines } from './records.ts';
 import { targetLive } from './target-9-live.ts';
 import { targetOtlp } from './target-8-otlp.ts';
+import { targetTail } from './target-7-tail.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -469,6 +470,7 @@ const targets: [number, () => Promise<void>][] = [
   [6, targetCompression],
   [9, () => targetLive({ seconds, env: workersEnv, line, verdict })],
   [8, async () => targetOtlp({ seconds, env: workersEnv, fields: benchFields, filter: benchFilter, customFields }).then((r) => verdict('8', r.holds, r.detail))],
+  [7, () => targetTail({ fields: benchFields, filter: benchFilter, customFields, workersEnv, line, verdict })],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;

@@ -25,6 +25,7 @@ import { LiveHub } from './live/live-hub.ts';
 import { openLiveBus } from './live/open-live-bus.ts';
 import { ZoneDirectory } from './sources/zone-directory.ts';
 import { openQueue } from './queue/open-queue.ts';
+import { TailSources } from './sources/tail/tail-sources.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
@@ -119,10 +120,13 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     let accepting = true;
 
     const supervisorRef: { current?: Supervisor } = {};
+    const zoneDirectoryRef: { current?: ZoneDirectory } = {};
+    const tailsRef: { current?: TailSources } = {};
     const zoneChanged = (zoneId: string) => {
       store.invalidateZone(zoneId);
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
+      void zoneDirectoryRef.current?.refresh();
     };
 
     const jobs: JobLifecycle = {
@@ -166,7 +170,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       dashboardDir,
       zoneDirectory,
       throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
-      dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
+      dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting, sources: () => tailsRef.current?.statuses() ?? [] },
     });
     const log = server.log;
     logRef.current = log;
@@ -204,7 +208,13 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     pruneTimer.unref();
 
     await zoneDirectory.start();
+    zoneDirectoryRef.current = zoneDirectory;
     closers.push(() => zoneDirectory.stop());
+    // Sources route by host through the zone directory, and hand their events to ingest like a request.
+    const tails = await TailSources.start({ specs: config.tail, queue, sink: ingestor, zones: zoneDirectory, maxPendingBytes: config.queueMaxPendingBytes, log });
+    tailsRef.current = tails;
+    closers.push(() => tails.stop());
+
     await server.listen({ host: config.host, port: config.port });
     const address = server.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -222,6 +232,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
         stopping ??= (async () => {
           accepting = false;
           const deadline = clock.now() + config.shutdownTimeoutMs;
+          // The tails commit the batch under way and stop reading; what they did not read stays in the files.
+          await tails.stop();
           await watcher.stop();
           // Requests admitted before the signal finish queueing first, so their events are delivered now.
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
@@ -230,6 +242,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();
+          await zoneDirectory.stop();
           await closeAll();
         })();
         return stopping;

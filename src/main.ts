@@ -5,6 +5,7 @@ import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
 import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
+import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
@@ -14,7 +15,8 @@ const usage = `usage:
   logexport users create --email E [--password P]
   logexport zones create --email E --name example.com
   logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
-  logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)`;
+  logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)
+  logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
 
 class UsageError extends Error {}
 
@@ -155,6 +157,11 @@ async function run(args: readonly string[]): Promise<void> {
       const { jobs } = await rotateSecrets(store, oldSecret, newSecret);
       print({ rotated_jobs: jobs, next: 'stop every node, then start them with LOGEXPORT_SECRET set to the new secret' });
     });
+    return;
+  }
+  if (command === 'sources') {
+    const config = configFrom(args.slice(1));
+    print({ sources: readStoredTailStatus(config) });
     return;
   }
   throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${args.slice(0, 2).join(' ')}"`);

@@ -12,6 +12,7 @@ import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import type { ZoneDirectory } from '../sources/zone-directory.ts';
+import type { TailStatus } from '../sources/tail/tail-status.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -49,6 +50,8 @@ export interface DataPlaneApi {
   pendingBytes(): number;
   /** False once the node is stopping: ingest answers 503. */
   accepting(): boolean;
+  /** The status of every tailed file. */
+  sources(): readonly TailStatus[];
 }
 
 /** What the API needs from the rest of the service. */

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseTailSpecs, type TailSpec } from '../sources/tail/tail-spec.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -10,7 +11,7 @@ export type DatabaseConfig =
 /** Which queue carries events from ingest to the job runners. */
 export type QueueConfig =
   | { readonly kind: 'embedded'; readonly path: string; readonly sync: 'full' | 'normal' }
-  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string };
+  | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string; readonly sourceCheckpointsPath: string };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -55,6 +56,8 @@ export interface AppConfig {
   readonly authFailuresPerMinute: number;
   /** Days audit log entries are kept. */
   readonly auditDays: number;
+  /** Files to tail (LOGEXPORT_TAIL); none by default. */
+  readonly tail: readonly TailSpec[];
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -162,9 +165,17 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
     }
     const stream = raw.LOGEXPORT_NATS_STREAM ?? 'LOGEXPORT';
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(stream)) fail('LOGEXPORT_NATS_STREAM', stream, "a stream name of letters, digits, '-' and '_'");
-    return { kind: 'nats', servers, stream };
+    return { kind: 'nats', servers, stream, sourceCheckpointsPath: path.join(dataDir, 'source-checkpoints.db') };
   }
   fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
+}
+
+function tailSpecs(raw: RawEnv, cwd: string): readonly TailSpec[] {
+  const value = raw.LOGEXPORT_TAIL;
+  if (value === undefined) return [];
+  const specs = parseTailSpecs(value, cwd);
+  if (!specs.ok) throw new ConfigError(`LOGEXPORT_TAIL=${JSON.stringify(value)} is not valid: ${specs.error}`);
+  return specs.value;
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -219,6 +230,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     trustProxy: trustProxy(raw),
     authFailuresPerMinute: integer(raw, 'LOGEXPORT_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
     auditDays: integer(raw, 'LOGEXPORT_AUDIT_DAYS', 90, 1, 36_500),
+    tail: tailSpecs(raw, cwd),
   };
   return Object.freeze(config);
 }

@@ -39,6 +39,7 @@ export const settingNames = [
   'LOGEXPORT_TRUST_PROXY',
   'LOGEXPORT_AUTH_FAILURES_PER_MINUTE',
   'LOGEXPORT_AUDIT_DAYS',
+  'LOGEXPORT_TAIL',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

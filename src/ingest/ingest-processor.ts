@@ -7,7 +7,7 @@
  */
 import type { ErrorDetail } from '../core/app-error.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
-import { isBlankIngestLine, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
+import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
@@ -115,6 +115,23 @@ class ChunkBuilder {
     this.events = 0;
     this.chars = 0;
   }
+}
+
+/**
+ * Prepares events already parsed and checked (a source's lines, routed to one zone) with the zone's plan:
+ * custom fields captured, every job's filter, sampler and formatter run, packed into chunks. Mutates the
+ * events' records (the captured maps are added to them).
+ */
+export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): readonly ChunkInput[] {
+  if (plan.jobs.length === 0 || events.length === 0) return [];
+  const builder = new ChunkBuilder(plan.jobs, plan.gzipLevel);
+  for (const event of events) {
+    const record = event.record;
+    if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
+    builder.add(record);
+  }
+  builder.close();
+  return builder.chunks;
 }
 
 /**

@@ -7,11 +7,13 @@
  */
 import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
-import type { EventQueue } from '../queue/queue.ts';
+import type { EventQueue, SourceCheckpoint, StreamAppend } from '../queue/queue.ts';
 import type { LiveTapOutput, LiveTapSpec } from './live-tap.ts';
 import type { BadLines, SkippedLines } from './ingest-processor.ts';
 import type { BodyFormat, OtlpTaskOutput, PlanSource } from './ingest-task.ts';
 import { noRejections } from '../sources/otlp/otlp-lines.ts';
+import { httpRequests } from '../domain/datasets/http-requests.ts';
+import type { TailTask, TailTaskResult } from '../sources/tail/tail-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 
@@ -22,6 +24,9 @@ export interface IngestCounters {
   accepted_events: number;
   dropped: Record<string, number>;
 }
+
+/** A tailed file's batch, processed. */
+export type PreparedTail = Extract<TailTaskResult, { kind: 'done' }>;
 
 /** A request body as received. */
 export interface IngestBody {
@@ -63,6 +68,10 @@ export class Ingestor {
   private readonly onAppendError: (error: unknown) => void;
   private readonly live: LiveTaps;
   readonly counters = new Map<string, IngestCounters>();
+  /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
+  readonly unrouted: Record<string, number> = {};
+  /** Zones the node's tailed files have met, whose plans go with every batch. */
+  private readonly tailZones = new Set<string>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -95,6 +104,10 @@ export class Ingestor {
    */
   countDropped(zoneId: string, reason: string, events: number): void {
     if (events <= 0) return;
+    if (zoneId === '') {
+      this.countUnrouted(reason, events);
+      return;
+    }
     const counters = this.countersOf(zoneId);
     counters.dropped[reason] = (counters.dropped[reason] ?? 0) + events;
   }
@@ -132,6 +145,51 @@ export class Ingestor {
     this.inFlight += 1;
     try {
       return await work();
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  /** Counts events a source dropped because no zone could be found for them (`unknown_host`). */
+  countUnrouted(reason: string, count: number): void {
+    if (count > 0) this.unrouted[reason] = (this.unrouted[reason] ?? 0) + count;
+  }
+
+  /**
+   * Processes a batch of a tailed file (decode, route by host, prepare with each zone's plan) on a worker
+   * thread when there are some. The task carries the plans of every zone the node's tails have met; a zone
+   * met for the first time is loaded and the batch run again.
+   */
+  async prepareTail(task: Omit<TailTask, 'plans'>): Promise<PreparedTail> {
+    for (let attempt = 0; ; attempt++) {
+      const plans: Record<string, { planKey: string; plan: PlanSource }> = {};
+      for (const zoneId of this.tailZones) {
+        const snapshot = await this.snapshots.get(zoneId, httpRequests.id);
+        plans[zoneId] = { planKey: snapshot.planKey, plan: snapshot.plan };
+      }
+      const result = await this.workers.runTail({ ...task, plans });
+      if (result.kind === 'done') return result;
+      if (attempt >= 2) throw new Error(`the plans of zones ${result.zoneIds.join(', ')} could not be loaded for a tailed file`);
+      for (const zoneId of result.zoneIds) this.tailZones.add(zoneId);
+    }
+  }
+
+  /**
+   * Appends a prepared batch of a tailed file to its zones' streams together with the tail's checkpoint;
+   * resolves once both are durable. Lines of a zone with no enabled job are counted as dropped (`no_job`).
+   */
+  async appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
+    this.inFlight += 1;
+    try {
+      const appends: StreamAppend[] = prepared.appends.map((append) => ({ stream: { zoneId: append.zoneId, dataset: httpRequests.id }, chunks: append.chunks }));
+      await this.queue.appendFromSource(appends, checkpoint, batchId);
+      const queued = new Set(prepared.appends.map((append) => append.zoneId));
+      for (const [zoneId, count] of Object.entries(prepared.routed)) {
+        const counters = this.countersOf(zoneId);
+        if (queued.has(zoneId)) counters.accepted_events += count;
+        else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
+      }
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();

@@ -30,6 +30,7 @@ export async function openQueue(config: QueueConfig, options: QueueOptions): Pro
         replayWindowMs: options.replayWindowMs,
         maxAgeMs: Math.max(options.replayWindowMs, options.disableFailingJobsAfterMs),
         onError: options.onError,
+        sourceCheckpointsPath: config.sourceCheckpointsPath,
       });
   }
 }

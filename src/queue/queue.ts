@@ -23,6 +23,28 @@ export interface ChunkInput {
   readonly count: number;
 }
 
+/** Chunks for one stream, as part of an append that spans several streams. */
+export interface StreamAppend {
+  readonly stream: StreamKey;
+  readonly chunks: readonly ChunkInput[];
+}
+
+/**
+ * Where a source (a tailed file) has read to and what it has counted, kept by the queue with what the
+ * source appended. `state` belongs to the source (JSON); the queue only stores it.
+ */
+export interface SourceCheckpoint {
+  /** Names the source, e.g. `caddy:/var/log/caddy/access.log`. */
+  readonly source: string;
+  readonly state: string;
+  /**
+   * The batch id of an append that started after this checkpoint and may not have finished (JetStream: the
+   * process died while publishing). The source reads exactly that batch again first, so its messages get
+   * the same ids and the server drops those it already has.
+   */
+  readonly unfinished?: string;
+}
+
 /** A chunk handed to a consumer. */
 export interface QueueChunk {
   /** Position in the stream; increases with every append. */
@@ -80,6 +102,16 @@ export interface EventQueue {
    * content, so a retried request is not stored twice where the implementation can tell.
    */
   append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void>;
+  /**
+   * Appends a source's chunks (to any number of streams) together with its new checkpoint; resolves once
+   * both are durable. Embedded: one transaction, so after a crash the checkpoint says exactly what was
+   * appended. JetStream: every message id derives from `batchId` (the source's file identity and byte
+   * range), so appending the same batch again after a crash is dropped by the server, and the checkpoint is
+   * kept in a local file once the messages are stored. `appends` may be empty (only the checkpoint moves).
+   */
+  appendFromSource(appends: readonly StreamAppend[], checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
+  /** Every stored source checkpoint. */
+  sourceCheckpoints(): Promise<readonly SourceCheckpoint[]>;
   /**
    * Creates the consumer, or moves an existing one, to start after everything appended so far
    * (a job that is enabled exports events from then on; there is no backfill).

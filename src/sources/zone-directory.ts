@@ -9,6 +9,7 @@ import { zoneNameForHost } from './route-by-host.ts';
 
 export class ZoneDirectory {
   private byName = new Map<string, Zone>();
+  private names: readonly (readonly [string, string])[] = [];
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> = Promise.resolve();
   private readonly store: Store;
@@ -35,6 +36,7 @@ export class ZoneDirectory {
     try {
       const zones = await this.store.listAllZones();
       this.byName = new Map(zones.map((zone) => [zone.name, zone]));
+      this.names = zones.map((zone) => [zone.name, zone.id] as const);
     } catch (error) {
       this.log.warn({ err: error }, 'Could not read the zones for routing by host; keeping the last ones read.');
     }
@@ -44,6 +46,11 @@ export class ZoneDirectory {
   zoneForHost(host: string): Zone | undefined {
     const name = zoneNameForHost(host, (candidate) => this.byName.has(candidate));
     return name === undefined ? undefined : this.byName.get(name);
+  }
+
+  /** Every zone as `[name, id]`, for routing on another thread (the same array until the zones are read again). */
+  entries(): readonly (readonly [string, string])[] {
+    return this.names;
   }
 
   async stop(): Promise<void> {

@@ -175,6 +175,8 @@ describe('the job runner', () => {
     // The first runner "dies" between delivering its first batch and committing it.
     const dying: EventQueue = {
       append: (s, c, k) => queue.append(s, c, k),
+      appendFromSource: (a, c, b) => queue.appendFromSource(a, c, b),
+      sourceCheckpoints: () => queue.sourceCheckpoints(),
       resetConsumer: (s, c) => queue.resetConsumer(s, c),
       deleteConsumer: (s, c) => queue.deleteConsumer(s, c),
       pendingBytes: () => queue.pendingBytes(),

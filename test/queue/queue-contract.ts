@@ -335,6 +335,33 @@ export function describeQueueContract(name: string, open: () => Promise<QueueUnd
       assert.ok(queue.pendingBytes() <= before, 'nothing is pending once every consumer has committed');
     });
 
+    it('a source append stores chunks on several streams and its checkpoint together, and a checkpoint alone', async () => {
+      const other: StreamKey = { zoneId: `${stream.zoneId.slice(0, -1)}f`, dataset: stream.dataset };
+      await queue.resetConsumer(stream, 'job');
+      await queue.resetConsumer(other, 'job');
+      await queue.appendFromSource(
+        [
+          { stream, chunks: [chunkOf('s1', 2)] },
+          { stream: other, chunks: [chunkOf('o1', 1)] },
+        ],
+        { source: 'native:/var/log/a.log', state: '{"offset":10}' },
+        'file1:0-10',
+      );
+      await queue.appendFromSource([], { source: 'caddy:/var/log/b.log', state: '{"offset":0}' }, 'file2:0-0');
+      await queue.appendFromSource([], { source: 'native:/var/log/a.log', state: '{"offset":20}' }, 'file1:10-20');
+      const checkpoints = [...(await queue.sourceCheckpoints())].sort((a, b) => a.source.localeCompare(b.source));
+      assert.deepEqual(checkpoints, [
+        { source: 'caddy:/var/log/b.log', state: '{"offset":0}' },
+        { source: 'native:/var/log/a.log', state: '{"offset":20}' },
+      ]);
+      const consumer = await queue.openConsumer(stream, 'job');
+      assert.deepEqual((await consumer.fetch({ maxChunks: 10, maxBytes: 1 << 20, maxWaitMs: 1000 })).flatMap(openRecords), ['{"RayID":"s1-0"}', '{"RayID":"s1-1"}']);
+      await consumer.close();
+      const otherConsumer = await queue.openConsumer(other, 'job');
+      assert.deepEqual((await otherConsumer.fetch({ maxChunks: 10, maxBytes: 1 << 20, maxWaitMs: 1000 })).flatMap(openRecords), ['{"RayID":"o1-0"}']);
+      await otherConsumer.close();
+    });
+
     it('closing the queue ends a waiting fetch with [] and refuses later appends', async () => {
       await queue.resetConsumer(stream, 'job');
       const consumer = await queue.openConsumer(stream, 'job');

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 
 /** Whether something accepts TCP connections at host:port within the timeout. */
@@ -22,6 +23,18 @@ export function portAnswers(host: string, port: number, timeoutMs = 1000): Promi
 export async function serverAvailable(what: string, host: string, port: number): Promise<boolean> {
   if (await portAnswers(host, port)) return true;
   const line = `SKIPPED: ${what} at ${host}:${port} is not answering`;
+  if (process.env.CI === 'true') throw new Error(`${line} (CI=true requires it)`);
+  console.log(line);
+  return false;
+}
+
+/**
+ * Decides whether a suite that needs a program (nginx, caddy) runs: `false` (and one SKIPPED line) when
+ * `file` is missing; under `CI=true` a missing program is a failure instead, so CI never passes by skipping.
+ */
+export function binaryAvailable(what: string, file: string): boolean {
+  if (fs.existsSync(file)) return true;
+  const line = `SKIPPED: ${what} (${file}) is not installed`;
   if (process.env.CI === 'true') throw new Error(`${line} (CI=true requires it)`);
   console.log(line);
   return false;

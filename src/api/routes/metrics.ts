@@ -54,10 +54,30 @@ export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
     for (const [zone, c] of zones) lines.push(`logexport_ingest_rejected_requests_total{zone_id="${zone}"} ${c.rejected_requests}`);
     family('logexport_ingest_accepted_events_total', 'Events durably queued.', 'counter');
     for (const [zone, c] of zones) lines.push(`logexport_ingest_accepted_events_total{zone_id="${zone}"} ${c.accepted_events}`);
-    family('logexport_ingest_dropped_events_total', 'Events acknowledged but not queued, by reason (no_job: no enabled job for the dataset; unknown_host: no zone for the host, zone_id empty).', 'counter');
+    family(
+      'logexport_ingest_dropped_events_total',
+      'Events acknowledged but not queued, by reason (no_job: no enabled job for the dataset; unknown_host: a source event whose host is no zone, zone_id "").',
+      'counter',
+    );
     for (const [zone, c] of zones) {
       for (const [reason, n] of Object.entries(c.dropped)) lines.push(`logexport_ingest_dropped_events_total{zone_id="${zone}",reason="${escapeLabel(reason)}"} ${n}`);
     }
+    for (const [reason, n] of Object.entries(deps.dataPlane.ingestor.unrouted)) lines.push(`logexport_ingest_dropped_events_total{zone_id="",reason="${escapeLabel(reason)}"} ${n}`);
+    const sources = deps.dataPlane.sources();
+    const sourceLabels = (s: (typeof sources)[number]) => `source="${escapeLabel(s.source)}",file="${escapeLabel(s.path)}",format="${s.format}",identity="${escapeLabel(s.fileId)}"`;
+    const sourceMetric = (name: string, help: string, type: 'counter' | 'gauge', pick: (s: (typeof sources)[number]) => number) => {
+      family(name, help, type);
+      for (const s of sources) lines.push(`${name}{${sourceLabels(s)}} ${pick(s)}`);
+    };
+    sourceMetric('logexport_source_offset_bytes', 'Bytes of the tailed file read and committed.', 'gauge', (s) => s.offset);
+    sourceMetric('logexport_source_behind_bytes', 'Bytes of the tailed file not read yet.', 'gauge', (s) => s.bytesBehind ?? 0);
+    sourceMetric('logexport_source_lines_read_total', 'Complete lines read from the tailed file.', 'counter', (s) => s.linesRead);
+    sourceMetric('logexport_source_lines_accepted_total', 'Lines checked, routed to a zone and handed to ingest.', 'counter', (s) => s.linesAccepted);
+    sourceMetric('logexport_source_lines_rejected_total', 'Lines refused (format, checks, size) and skipped.', 'counter', (s) => s.linesRejected);
+    sourceMetric('logexport_source_lines_unknown_host_total', 'Lines whose host is no zone.', 'counter', (s) => s.linesUnknownHost);
+    sourceMetric('logexport_source_paused', '1 while the tail waits for the queue to go under its limit.', 'gauge', (s) => (s.paused ? 1 : 0));
+    family('logexport_source_last_error_timestamp_seconds', 'When the tail last met a problem (the message is in `logexport sources`).', 'gauge');
+    for (const s of sources) if (s.lastErrorAt !== null) lines.push(`logexport_source_last_error_timestamp_seconds{${sourceLabels(s)}} ${Date.parse(s.lastErrorAt) / 1000}`);
     family('logexport_queue_pending_bytes', 'Queued bytes not yet delivered by every job.', 'gauge');
     lines.push(`logexport_queue_pending_bytes ${deps.dataPlane.pendingBytes()}`);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(lines.join('\n') + '\n');

@@ -8,10 +8,11 @@
  * happens (docs/performance.md has the figures). With no workers, every task runs on the main thread.
  */
 import { Worker } from 'node:worker_threads';
+import { runTailTask, TailDecoders, type TailTask, type TailTaskResult } from '../../sources/tail/tail-task.ts';
 import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from '../ingest-task.ts';
 
 interface Pending {
-  readonly resolve: (result: TaskResult) => void;
+  readonly resolve: (result: TaskResult | TailTaskResult) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -38,6 +39,7 @@ const saturatedPending = 2;
 export class IngestWorkers {
   private readonly slots: Slot[] = [];
   private readonly inline = new PlanCache();
+  private readonly inlineDecoders = new TailDecoders();
   private nextId = 1;
   private closed = false;
 
@@ -53,11 +55,12 @@ export class IngestWorkers {
 
   private attach(slot: Slot): void {
     slot.worker.unref();
-    slot.worker.on('message', (message: { id: number; result?: TaskResult; failure?: string }) => {
+    slot.worker.on('message', (message: { id: number; result?: TaskResult; tail?: TailTaskResult; failure?: string }) => {
       const pending = slot.pending.get(message.id);
       if (pending === undefined) return;
       slot.pending.delete(message.id);
       if (message.result !== undefined) pending.resolve(message.result);
+      else if (message.tail !== undefined) pending.resolve(message.tail);
       else pending.reject(new Error(message.failure ?? 'the ingest worker failed'));
     });
     const fail = (error: Error) => {
@@ -88,7 +91,18 @@ export class IngestWorkers {
       // A body that cannot be sent throws here and fails this task alone; the task is counted as pending
       // only once sent (its answer arrives in a later turn of the event loop).
       slot.worker.postMessage({ id, task }, transfer);
-      slot.pending.set(id, { resolve, reject });
+      slot.pending.set(id, { resolve: resolve as (result: TaskResult | TailTaskResult) => void, reject });
+    });
+  }
+
+  /** Runs a batch of a tailed file on the least busy worker, or inline like `run`. */
+  async runTail(task: TailTask): Promise<TailTaskResult> {
+    const slot = this.leastBusy();
+    if (slot === undefined || slot.pending.size >= saturatedPending) return runTailTask(task, this.inline, this.inlineDecoders);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      slot.worker.postMessage({ id, tail: task });
+      slot.pending.set(id, { resolve: resolve as (result: TaskResult | TailTaskResult) => void, reject });
     });
   }
 

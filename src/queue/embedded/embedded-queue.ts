@@ -18,7 +18,17 @@ import { systemClock, type Clock } from '../../core/clock.ts';
 import { EmbeddedConsumer, type ConsumerLink, type QueuePosition } from './embedded-consumer.ts';
 import { EmbeddedQueueDb, type ChunkBound, type ChunkRow, type QueueSynchronous } from './queue-db.ts';
 import { decodeInflight, encodeInflight } from './inflight-json.ts';
-import { assertChunks, type ChunkInput, type EventQueue, type InflightBatch, type QueueChunk, type QueueConsumer, type StreamKey } from '../queue.ts';
+import {
+  assertChunks,
+  type ChunkInput,
+  type EventQueue,
+  type InflightBatch,
+  type QueueChunk,
+  type QueueConsumer,
+  type SourceCheckpoint,
+  type StreamAppend,
+  type StreamKey,
+} from '../queue.ts';
 
 /** How to open an embedded queue. */
 export interface EmbeddedQueueOptions {
@@ -54,9 +64,10 @@ interface StreamState {
 }
 
 interface PendingAppend {
-  readonly stream: StreamState;
-  readonly chunks: readonly ChunkInput[];
+  readonly parts: readonly { readonly stream: StreamState; readonly chunks: readonly ChunkInput[] }[];
   readonly dedupeKey: string | undefined;
+  /** Written in the same transaction as the chunks. */
+  readonly checkpoint: SourceCheckpoint | undefined;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -136,8 +147,25 @@ export class EmbeddedQueue implements EventQueue {
     assertChunks(chunks);
     if (chunks.length === 0) return;
     const state = this.#stream(stream);
+    return this.#enqueue([{ stream: state, chunks }], dedupeKey, undefined);
+  }
+
+  /** The chunks and the checkpoint go into one transaction; `batchId` is not needed for that. */
+  async appendFromSource(appends: readonly StreamAppend[], checkpoint: SourceCheckpoint, _batchId?: string): Promise<void> {
+    this.#assertOpen();
+    for (const append of appends) assertChunks(append.chunks);
+    const parts = appends.filter((append) => append.chunks.length > 0).map((append) => ({ stream: this.#stream(append.stream), chunks: append.chunks }));
+    return this.#enqueue(parts, undefined, checkpoint);
+  }
+
+  async sourceCheckpoints(): Promise<readonly SourceCheckpoint[]> {
+    this.#assertOpen();
+    return this.#db.sourceCheckpoints();
+  }
+
+  #enqueue(parts: PendingAppend['parts'], dedupeKey: string | undefined, checkpoint: SourceCheckpoint | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#appends.push({ stream: state, chunks, dedupeKey, resolve, reject });
+      this.#appends.push({ parts, dedupeKey, checkpoint, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -243,19 +271,22 @@ export class EmbeddedQueue implements EventQueue {
         const ends = new Map<StreamState, number>();
         let lastSeq = this.#lastSeq;
         for (const append of group) {
-          const streamId = append.stream.id;
-          if (append.dedupeKey !== undefined) {
-            const seenAt = this.#db.keySeenAt(streamId, append.dedupeKey);
-            if (seenAt !== undefined && seenAt >= now - this.#dedupeWindowMs) continue;
-            this.#db.rememberKey(streamId, append.dedupeKey, now);
+          if (append.checkpoint !== undefined) this.#db.putSourceCheckpoint(append.checkpoint.source, append.checkpoint.state);
+          for (const part of append.parts) {
+            const streamId = part.stream.id;
+            if (append.dedupeKey !== undefined) {
+              const seenAt = this.#db.keySeenAt(streamId, append.dedupeKey);
+              if (seenAt !== undefined && seenAt >= now - this.#dedupeWindowMs) continue;
+              this.#db.rememberKey(streamId, append.dedupeKey, now);
+            }
+            let end = ends.get(part.stream) ?? part.stream.endBytes;
+            for (const chunk of part.chunks) {
+              const payload = asBuffer(chunk.payload);
+              end += payload.byteLength;
+              lastSeq = this.#db.insertChunk(streamId, now, chunk.count, payload, end);
+            }
+            ends.set(part.stream, end);
           }
-          let end = ends.get(append.stream) ?? append.stream.endBytes;
-          for (const chunk of append.chunks) {
-            const payload = asBuffer(chunk.payload);
-            end += payload.byteLength;
-            lastSeq = this.#db.insertChunk(streamId, now, chunk.count, payload, end);
-          }
-          ends.set(append.stream, end);
         }
         for (const [stream, end] of ends) this.#db.setStreamEnd(stream.id, end);
         return { ends, lastSeq };

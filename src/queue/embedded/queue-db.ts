@@ -78,6 +78,7 @@ export class EmbeddedQueueDb {
   readonly #oldest: Statement;
   readonly #deleteChunks: Statement;
   readonly #forgetKeys: Statement;
+  readonly #putCheckpoint: Statement;
 
   private constructor(db: Database, lock: Database, file: string) {
     this.#db = db;
@@ -108,6 +109,7 @@ export class EmbeddedQueueDb {
     this.#oldest = db.prepare('SELECT seq, appended_at, size FROM chunks WHERE stream_id = ? AND seq < ? ORDER BY seq LIMIT ?').raw();
     this.#deleteChunks = db.prepare('DELETE FROM chunks WHERE stream_id = ? AND seq <= ?');
     this.#forgetKeys = db.prepare('DELETE FROM dedupe_keys WHERE seen_at < ?');
+    this.#putCheckpoint = db.prepare('INSERT OR REPLACE INTO source_checkpoints (source, state) VALUES (?, ?)');
   }
 
   /**
@@ -220,6 +222,14 @@ export class EmbeddedQueueDb {
     this.#rememberKey.run(streamId, key, atMs);
   }
 
+  putSourceCheckpoint(source: string, state: string): void {
+    this.#putCheckpoint.run(source, state);
+  }
+
+  sourceCheckpoints(): { source: string; state: string }[] {
+    return readSourceCheckpoints(this.#db);
+  }
+
   /** Chunks of the stream from `seq` on, in order, read one at a time so the caller can stop early. */
   *chunksFrom(streamId: number, seq: number, limit: number): Generator<ChunkRow> {
     for (const row of this.#chunksFrom.iterate(streamId, seq, limit)) yield chunkRow(row);
@@ -325,6 +335,18 @@ function lockedError(file: string, error: unknown): Error | undefined {
     );
   }
   return undefined;
+}
+
+/** The source checkpoints of an open queue database (also read by `logexport sources` without taking the queue). */
+export function readSourceCheckpoints(db: Database): { source: string; state: string }[] {
+  return db
+    .prepare('SELECT source, state FROM source_checkpoints ORDER BY source')
+    .raw()
+    .all()
+    .map((row) => {
+      const r = columns(row);
+      return { source: text(r[0]), state: text(r[1]) };
+    });
 }
 
 function columns(row: unknown): readonly unknown[] {

@@ -42,6 +42,13 @@ const migrations: readonly string[] = [
     PRIMARY KEY (stream_id, key)
   ) WITHOUT ROWID;
   `,
+  // 2: the read positions (and counts) of sources such as tailed files, written with what they appended.
+  `
+  CREATE TABLE source_checkpoints (
+    source TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this release writes. */

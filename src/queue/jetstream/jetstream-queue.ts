@@ -24,7 +24,8 @@ import { HeldChunks } from './held-chunks.ts';
 import { messagePartsOf } from './message-parts.ts';
 import { assertSubjectPrefix, durableNameOf, messageIdOf, subjectOf } from './nats-names.ts';
 import { ensureEventStream } from './event-stream.ts';
-import { assertChunks, type ChunkInput, type EventQueue, type QueueChunk, type QueueConsumer, type StreamKey } from '../queue.ts';
+import { assertChunks, type ChunkInput, type EventQueue, type QueueChunk, type QueueConsumer, type SourceCheckpoint, type StreamAppend, type StreamKey } from '../queue.ts';
+import { SourceCheckpointFile } from '../source-checkpoint-file.ts';
 
 /** How to open the JetStream queue. Every node of a deployment must use the same values. */
 export interface JetStreamQueueOptions {
@@ -53,6 +54,8 @@ export interface JetStreamQueueOptions {
   readonly pendingRefreshMs?: number;
   /** Stream copies in a NATS cluster; default 1 (a single server). */
   readonly replicas?: number;
+  /** The file where source checkpoints are kept (`<data dir>/source-checkpoints.db`); none: sources cannot append. */
+  readonly sourceCheckpointsPath?: string;
   /** Where background failures go (refreshing pending bytes, acknowledgements being retried); default stderr. */
   readonly onError?: (error: unknown) => void;
 }
@@ -82,6 +85,7 @@ interface Settings {
   readonly ackWaitMs: number;
   readonly publishTimeoutMs: number;
   readonly onError: (error: unknown) => void;
+  readonly sourceCheckpointsPath: string | undefined;
 }
 
 /** Connects to NATS, creates or updates the event stream, and returns the queue of this node. */
@@ -117,7 +121,7 @@ export async function openJetStreamQueue(options: JetStreamQueueOptions): Promis
       replicas: options.replicas ?? defaults.replicas,
     });
     const onError = options.onError ?? ((error: unknown) => console.error(`The JetStream queue reported a problem: ${error instanceof Error ? error.message : String(error)}`));
-    const queue = new JetStreamQueue(nc, jsm, { streamName, subjectPrefix, ackWaitMs, publishTimeoutMs, onError }, options.pendingRefreshMs ?? defaults.pendingRefreshMs);
+    const queue = new JetStreamQueue(nc, jsm, { streamName, subjectPrefix, ackWaitMs, publishTimeoutMs, onError, sourceCheckpointsPath: options.sourceCheckpointsPath }, options.pendingRefreshMs ?? defaults.pendingRefreshMs);
     await queue.refreshPending();
     return queue;
   } catch (error) {
@@ -145,6 +149,7 @@ export class JetStreamQueue implements EventQueue {
   #refreshQueued: Promise<void> | undefined;
   #refreshFailing = false;
   #closed: Promise<void> | undefined;
+  #checkpoints: SourceCheckpointFile | undefined;
 
   /** Use `openJetStreamQueue`; this takes a connection whose stream is ready. */
   constructor(nc: NatsConnection, jsm: JetStreamManager, settings: Settings, pendingRefreshMs: number) {
@@ -186,6 +191,33 @@ export class JetStreamQueue implements EventQueue {
       throw new Error(`could not store events in the JetStream stream '${this.#settings.streamName}' (${failures.length} of ${publishes.length} messages failed): ${why}`, { cause: first.reason });
     }
     this.#appendedBytes += bytes;
+  }
+
+  /**
+   * Notes the batch as unfinished in the node's checkpoint file, publishes every stream's chunks with message
+   * ids derived from `batchId`, then keeps the checkpoint. A crash in between leaves the old checkpoint and
+   * the unfinished batch: the source reads exactly that batch again, and the server drops the messages it
+   * already has (within its duplicate window).
+   */
+  async appendFromSource(appends: readonly StreamAppend[], checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
+    this.#assertOpen();
+    const file = this.#checkpointFile();
+    const publishes = appends.some((append) => append.chunks.length > 0);
+    // Written first: a process that dies while publishing reads exactly this batch again after its restart.
+    if (publishes) file.begin(checkpoint.source, batchId);
+    for (const append of appends) if (append.chunks.length > 0) await this.append(append.stream, append.chunks, `source:${batchId}`);
+    file.put(checkpoint);
+  }
+
+  async sourceCheckpoints(): Promise<readonly SourceCheckpoint[]> {
+    return this.#checkpointFile().all();
+  }
+
+  #checkpointFile(): SourceCheckpointFile {
+    const file = this.#settings.sourceCheckpointsPath;
+    if (file === undefined) throw new Error('this JetStream queue was opened without a file for source checkpoints');
+    this.#checkpoints ??= new SourceCheckpointFile(file);
+    return this.#checkpoints;
   }
 
   async resetConsumer(stream: StreamKey, consumer: string): Promise<void> {
@@ -296,6 +328,7 @@ export class JetStreamQueue implements EventQueue {
     clearInterval(this.#refreshTimer);
     this.#closing.abort();
     await Promise.all([...this.#appending]);
+    this.#checkpoints?.close();
     for (const held of [...this.#holdings.values()]) held.release();
     this.#holdings.clear();
     await this.#refreshing;

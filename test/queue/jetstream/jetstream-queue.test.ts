@@ -10,7 +10,9 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +52,15 @@ if (natsAnswers) {
     'the JetStream queue',
     async () => {
       const names = uniqueNames();
-      const options: JetStreamQueueOptions = { servers: [natsUrl], nodeId: 'contract', replayWindowMs: 600_000, ackWaitMs: 5_000, ...names };
+      const checkpointsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-checkpoints-'));
+      const options: JetStreamQueueOptions = {
+        servers: [natsUrl],
+        nodeId: 'contract',
+        replayWindowMs: 600_000,
+        ackWaitMs: 5_000,
+        sourceCheckpointsPath: path.join(checkpointsDir, 'source-checkpoints.db'),
+        ...names,
+      };
       let current = await openJetStreamQueue(options);
       return {
         queue: current,
@@ -62,6 +72,7 @@ if (natsAnswers) {
         dispose: async () => {
           await current.close();
           await deleteStream(names.streamName);
+          fs.rmSync(checkpointsDir, { recursive: true, force: true });
         },
       };
     },

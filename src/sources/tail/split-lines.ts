@@ -1,0 +1,54 @@
+/**
+ * Splitting what was read from a file into complete lines, each with the byte offset it starts at. Pure: the
+ * tail (file-tail.ts) decides what to do with a partial last line (wait for its newline) and with a line
+ * over the size limit (count it, skip it).
+ */
+import { isAscii, isUtf8 } from 'node:buffer';
+
+/** One complete line: its text (without `\n` or a `\r` before it) and where it starts in the file. */
+export interface ReadLine {
+  readonly text: string;
+  readonly offset: number;
+  /** The line's bytes are not UTF-8: it cannot be an event. */
+  readonly notUtf8: boolean;
+  /** The line is longer than the limit; `text` is empty. */
+  readonly oversize: boolean;
+}
+
+/** The complete lines of `bytes` (read at file offset `start`), and how many bytes they took. */
+export interface SplitResult {
+  readonly lines: readonly ReadLine[];
+  /** Bytes taken by the lines, newlines included; the rest is a partial line. */
+  readonly consumed: number;
+}
+
+/**
+ * Splits `bytes` at newlines. With `final`, a last line without a newline counts as complete (the file was
+ * rotated away and will not grow). A line longer than `maxLineBytes` is returned marked `oversize`.
+ */
+export function splitLines(bytes: Buffer, start: number, maxLineBytes: number, final = false): SplitResult {
+  const lines: ReadLine[] = [];
+  const ascii = isAscii(bytes);
+  let at = 0;
+  while (at < bytes.length) {
+    let end = bytes.indexOf(0x0a, at);
+    if (end < 0) {
+      if (!final) break;
+      end = bytes.length;
+    }
+    let textEnd = end;
+    if (textEnd > at && bytes[textEnd - 1] === 0x0d) textEnd -= 1;
+    const length = textEnd - at;
+    if (length > maxLineBytes) {
+      lines.push({ text: '', offset: start + at, notUtf8: false, oversize: true });
+    } else if (ascii) {
+      lines.push({ text: bytes.toString('latin1', at, textEnd), offset: start + at, notUtf8: false, oversize: false });
+    } else {
+      const slice = bytes.subarray(at, textEnd);
+      const valid = isUtf8(slice);
+      lines.push({ text: valid ? slice.toString('utf8') : '', offset: start + at, notUtf8: !valid, oversize: false });
+    }
+    at = end + 1;
+  }
+  return { lines, consumed: Math.min(at, bytes.length) };
+}
