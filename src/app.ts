@@ -23,6 +23,7 @@ import { openQueue } from './queue/open-queue.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
+import { Retention } from './retention/retention.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -35,6 +36,7 @@ export interface RunningApp {
   readonly queue: EventQueue;
   readonly supervisor: Supervisor;
   readonly counters: CounterRegistry;
+  readonly retention: Retention;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
   /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
@@ -47,6 +49,8 @@ export interface AppOptions {
   readonly retryPolicy?: RetryPolicy;
   readonly configPollMs?: number;
   readonly countersFlushMs?: number;
+  /** How often expired retained segments are looked for. */
+  readonly retentionExpiryMs?: number;
 }
 
 /** The secret that signs challenges and sessions: configured, or generated once and kept in the store. */
@@ -89,11 +93,27 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     const ingestor = new Ingestor(queue, snapshots, workers, (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'));
     let accepting = true;
 
+    // Its log lines go to the server's logger, which exists once the server is built.
+    const retention = new Retention({
+      config,
+      queue,
+      store,
+      clock,
+      log: {
+        info: (obj, msg) => logRef.current?.info(obj, msg),
+        warn: (obj, msg) => logRef.current?.warn(obj, msg),
+        error: (obj, msg) => logRef.current?.error(obj, msg),
+      },
+      ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
+    });
+    closers.push(() => retention.stop());
+
     const supervisorRef: { current?: Supervisor } = {};
     const zoneChanged = (zoneId: string) => {
       store.invalidateZone(zoneId);
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
+      void retention.requestSync();
     };
 
     const jobs: JobLifecycle = {
@@ -127,6 +147,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       jobs,
       dashboardDir,
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting },
+      retention,
     });
     const log = server.log;
     logRef.current = log;
@@ -145,6 +166,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     });
     supervisorRef.current = supervisor;
     await supervisor.start();
+    await retention.start();
 
     const watcher = new ConfigWatcher(store, zoneChanged, log, options.configPollMs ?? 1000);
     await watcher.start();
@@ -164,6 +186,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       queue,
       supervisor,
       counters,
+      retention,
       url: `http://${host}:${port}`,
       stop() {
         stopping ??= (async () => {
@@ -172,7 +195,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           await watcher.stop();
           // Requests admitted before the signal finish queueing first, so their events are delivered now.
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
-          await supervisor.stop(deadline);
+          await Promise.all([supervisor.stop(deadline), retention.stop()]);
           clearInterval(flushTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();

@@ -9,6 +9,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
+import type { RetainedSource } from '../retention/retained-reader.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -48,6 +49,17 @@ export interface DataPlaneApi {
   accepting(): boolean;
 }
 
+/** Retained logs as the API sees them: the flag's side effects and the segments to read. */
+export interface RetentionApi {
+  readonly source: RetainedSource;
+  /** How long events are kept (LOGEXPORT_RETENTION_DAYS), in ms. */
+  readonly retentionMs: number;
+  /** Before the flag is stored as on: the zone's retention consumer starts at the end of its stream. */
+  beforeEnable(zoneId: string): Promise<void>;
+  /** After the flag was stored as off. */
+  afterDisable(zoneId: string): Promise<void>;
+}
+
 /** What the API needs from the rest of the service. */
 export interface ApiDeps {
   readonly config: AppConfig;
@@ -58,6 +70,7 @@ export interface ApiDeps {
   readonly changes: ConfigChangeListener;
   readonly jobs: JobLifecycle;
   readonly dataPlane: DataPlaneApi;
+  readonly retention: RetentionApi;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
 }

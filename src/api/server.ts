@@ -15,6 +15,8 @@ import { ingestRoutes } from './routes/ingest.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { logpullRoutes } from './routes/logpull.ts';
+import { retentionFlagRoutes } from './routes/retention-flag.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRuleRoutes } from './routes/ruleset-rules.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
@@ -74,6 +76,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
           rulesetRoutes(zoned, deps);
           rulesetRuleRoutes(zoned, deps);
           rulesetVersionRoutes(zoned, deps);
+          // Logpull and its retention flag have one path only (`/logs/…`), as in the product.
+          retentionFlagRoutes(zoned, deps);
+          logpullRoutes(zoned, deps);
           // Every log export route answers under both path words, so clients written for the public
           // product (which say "logpush") work unchanged.
           for (const word of ['logexport', 'logpush']) {

@@ -1,5 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseS3Conf } from '../domain/jobs/destination-conf/parse-s3-conf.ts';
+import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -11,6 +13,11 @@ export type DatabaseConfig =
 export type QueueConfig =
   | { readonly kind: 'embedded'; readonly path: string; readonly sync: 'full' | 'normal' }
   | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string };
+
+/** Where retained segments live: a directory (one node), or an S3-compatible bucket every node shares. */
+export type RetentionStorageConfig =
+  | { readonly kind: 'local'; readonly dir: string }
+  | { readonly kind: 's3'; readonly spec: S3DestinationSpec };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -41,6 +48,11 @@ export interface AppConfig {
   readonly queueMaxPendingBytes: number;
   /** Request bodies ingest receives and processes at once; beyond it new requests get 429. */
   readonly ingestMaxBufferedBytes: number;
+  /** How long a zone with the retention flag on keeps its events. */
+  readonly retentionDays: number;
+  readonly retentionStorage: RetentionStorageConfig;
+  /** A retention writer closes a segment at most this long after its first event. */
+  readonly retentionFlushMs: number;
 }
 
 /** A bad setting: its message is one line naming the variable. */
@@ -136,6 +148,23 @@ function queueConfig(raw: RawEnv, dataDir: string): QueueConfig {
   fail('LOGEXPORT_QUEUE_URL', value, 'embedded or nats://host:port');
 }
 
+function retentionStorageConfig(raw: RawEnv, dataDir: string): RetentionStorageConfig {
+  const value = raw.LOGEXPORT_RETENTION_URL;
+  if (value === undefined || value === '') return { kind: 'local', dir: path.join(dataDir, 'retained') };
+  if (value.startsWith('file://')) {
+    const dir = value.slice('file://'.length);
+    if (!dir.startsWith('/')) fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');
+    return { kind: 'local', dir: path.resolve(dir) };
+  }
+  if (value.startsWith('s3://')) {
+    const parsed = parseS3Conf(value);
+    if (!parsed.ok) fail('LOGEXPORT_RETENTION_URL', value, `s3://bucket/prefix?region=…[&endpoint=…&access-key-id=…&secret-access-key=…] (${parsed.error.map((e) => e.message).join('; ')})`);
+    if (parsed.value.kind !== 's3') fail('LOGEXPORT_RETENTION_URL', value, 's3://bucket/prefix?region=…');
+    return { kind: 's3', spec: parsed.value };
+  }
+  fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -179,6 +208,9 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     workers: integer(raw, 'LOGEXPORT_WORKERS', defaultWorkers(), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
+    retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
+    retentionStorage: retentionStorageConfig(raw, dataDir),
+    retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 100),
   };
   return Object.freeze(config);
 }

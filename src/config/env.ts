@@ -30,6 +30,9 @@ export const settingNames = [
   'LOGEXPORT_INGEST_MAX_BUFFERED',
   'LOGEXPORT_NATS_STREAM',
   'LOGEXPORT_QUEUE_SYNC',
+  'LOGEXPORT_RETENTION_DAYS',
+  'LOGEXPORT_RETENTION_URL',
+  'LOGEXPORT_RETENTION_FLUSH',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

@@ -31,6 +31,11 @@ export const errorCatalogue = {
   signInFailed: { code: 10401, status: 401, message: 'Incorrect e-mail or password' },
   csrfRejected: { code: 10403, status: 403, message: 'Missing or invalid CSRF token' },
   internal: { code: 10500, status: 500, message: 'internal error' },
+  // Retained logs: Logpull and replay (docs/retention.md).
+  logpullInvalid: { code: 13400, status: 400, message: 'The Logpull request is not valid' },
+  retentionOff: { code: 13401, status: 400, message: 'Log retention is off for this zone: turn it on with POST …/logs/control/retention/flag {"flag": true}' },
+  replayInvalid: { code: 13402, status: 400, message: 'The replay request is not valid' },
+  replayRunning: { code: 13429, status: 429, message: 'A replay of this job is already running; wait for it to finish' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

@@ -22,6 +22,13 @@ import { deflateTextSync, type DeflatedText } from './deflated-text.ts';
 /** Kept text at least this long is compressed at ingest; shorter text is compressed by the runner with its neighbours'. */
 export const minDeflatedTextBytes = 128 * 1024;
 
+/**
+ * The section id of a zone's retained events (job ids start at 1): while the zone's retention flag is on,
+ * every event is kept in it whole, as canonical JSON after capture, one per line, for the retention
+ * writer (src/retention/) to turn into segments.
+ */
+export const retainedSectionId = 0;
+
 /** What happened to one event for one job. */
 export const eventStatus = { kept: 0, filteredOut: 1, sampledOut: 2 } as const;
 

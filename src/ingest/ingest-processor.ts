@@ -11,7 +11,7 @@ import { isBlankIngestLine, type IngestLineParser } from '../domain/datasets/ing
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
-import { encodeChunk, eventStatus } from './chunk-format.ts';
+import { encodeChunk, eventStatus, retainedSectionId } from './chunk-format.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -29,6 +29,8 @@ export interface IngestPlan {
   readonly jobs: readonly PreparedJob[];
   /** The zlib level kept records are compressed at (LOGEXPORT_GZIP_LEVEL). */
   readonly gzipLevel: number;
+  /** Whether the zone's retention flag is on: every event is also kept whole for the retention writer. */
+  readonly retain: boolean;
 }
 
 /** The result of processing one request body. */
@@ -43,24 +45,36 @@ export const chunkMaxEvents = 20_000;
 /** An answer names at most this many bad lines, then says how many more there were. */
 const maxReportedLines = 100;
 
+/** Every event of a chunk, kept: the statuses of the retained section. */
+const allKept = new Uint8Array(chunkMaxEvents).fill(eventStatus.kept);
+
 class ChunkBuilder {
   private readonly jobs: readonly PreparedJob[];
   private readonly gzipLevel: number;
+  private readonly retain: boolean;
   private statuses: Uint8Array[];
   private records: string[][];
+  /** Each event whole, as canonical JSON, while the zone retains its events. */
+  private retained: string[] = [];
   private events = 0;
   private chars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[], gzipLevel: number) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retain: boolean) {
     this.jobs = jobs;
     this.gzipLevel = gzipLevel;
+    this.retain = retain;
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
 
   add(record: EventRecord): void {
     const index = this.events;
+    if (this.retain) {
+      const text = JSON.stringify(record);
+      this.retained.push(text);
+      this.chars += text.length;
+    }
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;
@@ -79,32 +93,39 @@ class ChunkBuilder {
 
   close(): void {
     if (this.events === 0) return;
-    const payload = encodeChunk(
-      this.events,
-      this.jobs.map((job, j) => {
-        const records = this.records[j] as string[];
-        const delimiter = job.formatter.recordDelimiter;
-        return {
-          jobId: job.jobId,
-          statuses: this.statuses[j] as Uint8Array,
-          recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
-          delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
-          text: Buffer.from(records.join(delimiter), 'utf8'),
-        };
-      }),
-      this.gzipLevel,
-    );
+    const sections = this.jobs.map((job, j) => {
+      const records = this.records[j] as string[];
+      const delimiter = job.formatter.recordDelimiter;
+      return {
+        jobId: job.jobId,
+        statuses: this.statuses[j] as Uint8Array,
+        recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
+        delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
+        text: Buffer.from(records.join(delimiter), 'utf8'),
+      };
+    });
+    if (this.retain) {
+      sections.push({
+        jobId: retainedSectionId,
+        statuses: allKept,
+        recordLengths: this.retained.map((r) => Buffer.byteLength(r, 'utf8')),
+        delimiterLength: 1,
+        text: Buffer.from(this.retained.join('\n'), 'utf8'),
+      });
+    }
+    const payload = encodeChunk(this.events, sections, this.gzipLevel);
     this.chunks.push({ payload, count: this.events });
     this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = this.jobs.map(() => []);
+    this.retained = [];
     this.events = 0;
     this.chars = 0;
   }
 }
 
-/** Processes one request body; with no enabled job it only checks the events (nothing to queue). */
+/** Processes one request body; with no enabled job and retention off it only checks the events (nothing to queue). */
 export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan): IngestOutcome {
-  const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs, plan.gzipLevel) : undefined;
+  const builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
   const problems: ErrorDetail[] = [];
   let badLines = 0;
   let accepted = 0;

@@ -22,6 +22,8 @@ import { compileJobPlan } from './job-plan.ts';
 export interface PlanSource {
   readonly rules: readonly StoredRule[];
   readonly jobs: readonly (JobSettings & { readonly id: number })[];
+  /** The zone's retention flag: every event is also kept whole for the retention writer. */
+  readonly retain: boolean;
   readonly settings: IngestSettings;
 }
 
@@ -85,7 +87,7 @@ export function compileIngestPlan(source: PlanSource): IngestPlan {
     if (!compiled.ok) continue;
     jobs.push({ jobId: job.id, predicate: compiled.value.predicate, sampler: compiled.value.sampler, formatter: compiled.value.formatter });
   }
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, gzipLevel: source.settings.gzipLevel };
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, gzipLevel: source.settings.gzipLevel, retain: source.retain };
 }
 
 /** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */

@@ -84,7 +84,7 @@ export class Ingestor {
       counters.rejected_requests += 1;
       throw new AppError(result.kind, result.details);
     }
-    if (snapshot.plan.jobs.length === 0) {
+    if (snapshot.plan.jobs.length === 0 && !snapshot.plan.retain) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
       return { accepted: result.accepted };
     }

@@ -121,6 +121,10 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     configChangesSince: (seq) => store.configChangesSince(seq),
     latestConfigChange: () => store.latestConfigChange(),
     pruneConfigChanges: (before) => store.pruneConfigChanges(before),
+    // The flag is read on every ingest snapshot load; cached like the zone's other configuration.
+    getRetentionFlag: (zoneId) => cache.get<boolean>(zoneKey(zoneId, 'retention'), () => store.getRetentionFlag(zoneId)),
+    setRetentionFlag: (zoneId, flag, now) => afterWrite(zoneId, store.setRetentionFlag(zoneId, flag, now)),
+    listRetentionZones: () => store.listRetentionZones(),
   };
   return cached;
 }

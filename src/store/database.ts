@@ -58,6 +58,7 @@ export interface Database {
   };
   config_changes: { seq: Generated<number>; zone_id: string; changed_at: string };
   job_counters: { job_id: number; node: string; counters: string; updated_at: string };
+  zone_retention: { zone_id: string; flag: number; updated_at: string };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

@@ -4,6 +4,7 @@ import type { Database, Engine } from './database.ts';
 import * as accounts from './queries/account-queries.ts';
 import * as changes from './queries/config-change-queries.ts';
 import * as jobs from './queries/job-queries.ts';
+import * as retention from './queries/retention-queries.ts';
 import type { Db } from './queries/query-db.ts';
 import * as rulesets from './queries/ruleset-queries.ts';
 import * as settings from './queries/setting-queries.ts';
@@ -191,5 +192,17 @@ export class KyselyStore implements Store {
 
   latestConfigChange(): Promise<number> {
     return changes.latestConfigChange(this.db);
+  }
+
+  getRetentionFlag(zoneId: string): Promise<boolean> {
+    return retention.getRetentionFlag(this.db, zoneId);
+  }
+
+  setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void> {
+    return this.inTransaction((db) => retention.setRetentionFlag(db, zoneId, flag, now));
+  }
+
+  listRetentionZones(): Promise<readonly string[]> {
+    return retention.listRetentionZones(this.db);
   }
 }

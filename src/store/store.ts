@@ -165,4 +165,11 @@ export interface Store {
   latestConfigChange(): Promise<number>;
   /** Forgets changes recorded before `before` (RFC 3339); every node has long read them. */
   pruneConfigChanges(before: string): Promise<void>;
+
+  /** Whether the zone keeps its events for Logpull (off unless turned on). */
+  getRetentionFlag(zoneId: string): Promise<boolean>;
+  /** Turns retention on or off for a zone; a configuration change. */
+  setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void>;
+  /** Every zone whose retention flag is on (what the retention writers run for). */
+  listRetentionZones(): Promise<readonly string[]>;
 }

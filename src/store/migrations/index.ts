@@ -2,11 +2,13 @@ import type { Migration } from 'kysely';
 import type { Engine } from '../database.ts';
 import { foundation } from './0001-foundation.ts';
 import { jobs } from './0002-jobs.ts';
+import { retention } from './0004-retention.ts';
 
 /** Every migration in order; names sort by their number, and a name never changes once released. */
 export function migrations(engine: Engine): Record<string, Migration> {
   return {
     '0001-foundation': foundation(engine),
     '0002-jobs': jobs(engine),
+    '0004-retention': retention(engine),
   };
 }
