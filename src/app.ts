@@ -94,8 +94,10 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     let accepting = true;
 
     // Its log lines go to the server's logger, which exists once the server is built.
+    const destinationDeps = { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock };
     const retention = new Retention({
       config,
+      destinations: destinationDeps,
       queue,
       store,
       clock,
@@ -158,7 +160,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       log,
       counters,
       filterLimits,
-      destinations: { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock },
+      destinations: destinationDeps,
       gzipLevel: config.gzipLevel,
       disableAfterMs: config.disableFailingJobsAfterMs,
       retryPolicy: options.retryPolicy ?? defaultRetryPolicy,

@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.ts';
 import type { CounterRegistry } from '../delivery/counter-registry.ts';
 import type { Ingestor } from '../ingest/ingest.ts';
 import type { RetainedSource } from '../retention/retained-reader.ts';
+import type { Replays } from '../retention/replay-runner.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -58,6 +59,8 @@ export interface RetentionApi {
   beforeEnable(zoneId: string): Promise<void>;
   /** After the flag was stored as off. */
   afterDisable(zoneId: string): Promise<void>;
+  /** Replays of jobs over past windows, run by this node. */
+  readonly replays: Replays;
 }
 
 /** What the API needs from the rest of the service. */

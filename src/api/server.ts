@@ -17,6 +17,7 @@ import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { logpullRoutes } from './routes/logpull.ts';
 import { retentionFlagRoutes } from './routes/retention-flag.ts';
+import { replayRoutes } from './routes/replay.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRuleRoutes } from './routes/ruleset-rules.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
@@ -85,6 +86,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
             await zoned.register(
               async (logs) => {
                 jobRoutes(logs, deps);
+                replayRoutes(logs, deps);
                 ownershipRoutes(logs, deps);
                 validateRoutes(logs, deps);
                 datasetRoutes(logs);

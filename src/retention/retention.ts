@@ -9,7 +9,9 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
+import type { DestinationDeps } from '../destinations/create-destination.ts';
 import { openSegmentStore } from './open-segment-store.ts';
+import { Replays } from './replay-runner.ts';
 import type { RetainedSource } from './retained-reader.ts';
 import { expireSegments } from './retention-expiry.ts';
 import { RetentionWriter, retentionConsumer, retentionStreamOf } from './retention-writer.ts';
@@ -18,7 +20,9 @@ import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
 export interface RetentionDeps {
-  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'dataDir'>;
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'dataDir' | 'gzipLevel'>;
+  /** How replays reach job destinations. */
+  readonly destinations: DestinationDeps;
   readonly queue: EventQueue;
   readonly store: Store;
   readonly clock: Clock;
@@ -35,6 +39,7 @@ export class Retention implements RetainedSource {
   readonly engine = new SegmentEngine();
   readonly retentionMs: number;
   readonly written: RetentionCounters = new Map();
+  readonly replays: Replays;
   private readonly deps: RetentionDeps;
   private readonly workDir: string;
   private readonly writers = new Map<string, RetentionWriter>();
@@ -50,6 +55,7 @@ export class Retention implements RetainedSource {
     this.segments = opened.store;
     this.workDir = opened.workDir;
     this.retentionMs = deps.config.retentionDays * 86_400_000;
+    this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
   }
 
   /** Where Logpull and replay read segments: this stage itself. */
@@ -135,6 +141,7 @@ export class Retention implements RetainedSource {
   private async stopNow(): Promise<void> {
     this.stopped = true;
     await this.syncing;
+    await this.replays.stop();
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     const writers = [...this.writers.values()];
     this.writers.clear();
