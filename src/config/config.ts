@@ -210,7 +210,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
     retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
     retentionStorage: retentionStorageConfig(raw, dataDir),
-    retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 100),
+    retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
   };
   return Object.freeze(config);
 }
