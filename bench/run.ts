@@ -17,6 +17,9 @@ import { baselinePredicate, runBaseline } from './baseline.ts';
 import { getLoad } from './http-load.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
+import type { BenchContext } from './bench-context.ts';
+import { targetRetention } from './target-10-retention.ts';
+import { targetLogpull } from './target-11-logpull.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -458,6 +461,9 @@ async function targetCompression(): Promise<void> {
   console.log('');
 }
 
+/** What targets in their own files get from this run. */
+const context: BenchContext = { seconds, lines, line, verdict, setUp, load: (node, durationS) => load(node, durationS), filter: benchFilter };
+
 const targets: [number, () => Promise<void>][] = [
   [1, targetEndToEnd],
   [2, targetJobs],
@@ -465,6 +471,8 @@ const targets: [number, () => Promise<void>][] = [
   [4, targetLatency],
   [5, targetControlPlane],
   [6, targetCompression],
+  [10, () => targetRetention(context)],
+  [11, () => targetLogpull(context)],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;
