@@ -42,9 +42,11 @@ export async function targetLogpull(bench: BenchContext): Promise<void> {
     const startS = Math.floor(Date.now() / 1000) - 1;
     let sent = 0;
     let accepted = 0;
-    const body = Buffer.from(bench.lines.slice(0, perRequest).join('\n') + '\n');
+    // Every request differs (one RayID per request), or the queue would store a repeated body once.
+    const shared = Buffer.from(bench.lines.slice(1, perRequest).join('\n') + '\n');
+    const body = (n: number): Buffer => Buffer.concat([Buffer.from((bench.lines[0] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"logpull${n}"`) + '\n'), shared]);
     const ingestStart = performance.now();
-    await postLoad(node, () => (sent < total ? ((sent += perRequest), body) : undefined), 4, (status, events) => {
+    await postLoad(node, () => (sent < total ? body((sent += perRequest)) : undefined), 4, (status, events) => {
       if (status === 200) accepted += events;
     });
     bench.line('ingested (retention on, no job)', `${accepted} events in ${((performance.now() - ingestStart) / 1000).toFixed(1)} s`);
