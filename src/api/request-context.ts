@@ -59,6 +59,8 @@ export interface RetentionApi {
   beforeEnable(zoneId: string): Promise<void>;
   /** After the flag was stored as off. */
   afterDisable(zoneId: string): Promise<void>;
+  /** Retained events this node wrote into segments, per zone. */
+  readonly written: ReadonlyMap<string, number>;
   /** Replays of jobs over past windows, run by this node. */
   readonly replays: Replays;
 }
