@@ -31,6 +31,13 @@ function ceilMs(ns: bigint): number {
   return Number(ns % 1_000_000n > 0n ? ms + 1n : ms);
 }
 
+/** The SQL condition selecting the window's rows (and only one RayID's, when given). */
+export function windowCondition(window: ReceiveWindow, only?: { readonly rayId: string }): string {
+  const received = sqlIdentifier(receivedColumn);
+  const rayId = only === undefined ? '' : ` AND "RayID" = ${sqlString(only.rayId)}`;
+  return `${received} >= ${ceilMs(window.startNs)} AND ${received} < ${ceilMs(window.endNs)}${rayId}`;
+}
+
 /** The keys of the segments that may hold events of the window. */
 export async function segmentsOfWindow(segments: SegmentStore, zoneId: string, window: ReceiveWindow): Promise<readonly string[]> {
   const startMs = ceilMs(window.startNs);
@@ -65,11 +72,7 @@ export async function* readRetained(
     for (const key of keys) opened.push(await source.segments.open(key));
     const columns = fields.length === 0 ? sqlIdentifier(receivedColumn) : fields.map((f) => selectExpression(f.name, f.type)).join(', ');
     const files = opened.map((o) => sqlString(o.path)).join(', ');
-    const received = sqlIdentifier(receivedColumn);
-    const result = await connection.stream(
-      `SELECT ${columns} FROM read_parquet([${files}]) WHERE ${received} >= ${ceilMs(window.startNs)} AND ${received} < ${ceilMs(window.endNs)}` +
-        (only === undefined ? '' : ` AND "RayID" = ${sqlString(only.rayId)}`),
-    );
+    const result = await connection.stream(`SELECT ${columns} FROM read_parquet([${files}]) WHERE ${windowCondition(window, only)}`);
     const names = fields.map((f) => f.name);
     const objects = fields.map((f) => f.type === 'object');
     for await (const rows of result.yieldRowsJs()) {

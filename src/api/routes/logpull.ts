@@ -3,8 +3,8 @@ import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { httpRequests, type DatasetField } from '../../domain/datasets/http-requests.ts';
-import type { EventRecord } from '../../domain/datasets/event-record.ts';
 import { logpullText } from '../../retention/logpull-output.ts';
+import { readRetainedNdjson } from '../../retention/retained-ndjson.ts';
 import { parseLogpullOutput, parseLogpullQuery, type LogpullOutput } from '../../retention/logpull-query.ts';
 import { readRetained, type ReceiveWindow } from '../../retention/retained-reader.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
@@ -16,9 +16,18 @@ function fieldsToRead(output: LogpullOutput): readonly DatasetField[] {
   return [...output.fields, rayId];
 }
 
+/**
+ * The answer's text: DuckDB writes the lines for Unix-nanosecond timestamps (retained-ndjson.ts); other
+ * timestamp formats go through the job formatter record by record.
+ */
+function answerText(deps: ApiDeps, zoneId: string, window: ReceiveWindow, output: LogpullOutput, only?: { readonly rayId: string }): AsyncIterable<string> {
+  if (output.timestamps === 'unixnano') return readRetainedNdjson(deps.retention.source, zoneId, window, output, httpRequests, only);
+  return logpullText(readRetained(deps.retention.source, zoneId, window, fieldsToRead(output), only), output, httpRequests);
+}
+
 /** Streams NDJSON, gzip-compressed when the client accepts it; a failure mid-way ends the connection. */
-function sendNdjson(request: FastifyRequest, reply: FastifyReply, records: AsyncIterable<readonly EventRecord[]>, output: LogpullOutput): FastifyReply {
-  const text = Readable.from(logpullText(records, output, httpRequests));
+function sendNdjson(request: FastifyRequest, reply: FastifyReply, pieces: AsyncIterable<string>): FastifyReply {
+  const text = Readable.from(pieces);
   const accepts = request.headers['accept-encoding'];
   const gzip = typeof accepts === 'string' && /\bgzip\b/.test(accepts);
   reply.header('content-type', 'application/x-ndjson');
@@ -48,7 +57,7 @@ export function logpullRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (!parsed.ok) throw logpullError(parsed.error);
     await requireRetention(zone.id);
     const query = parsed.value;
-    return sendNdjson(request, reply, readRetained(deps.retention.source, zone.id, query.window, fieldsToRead(query)), query);
+    return sendNdjson(request, reply, answerText(deps, zone.id, query.window, query));
   });
 
   app.get('/logs/received/fields', async () => {
@@ -68,6 +77,6 @@ export function logpullRoutes(app: FastifyInstance, deps: ApiDeps): void {
     await requireRetention(zone.id);
     const now = BigInt(deps.clock.now()) * 1_000_000n;
     const window: ReceiveWindow = { startNs: now - BigInt(deps.retention.retentionMs) * 1_000_000n, endNs: now + 3_600_000_000_000n };
-    return sendNdjson(request, reply, readRetained(deps.retention.source, zone.id, window, output.fields, { rayId }), output);
+    return sendNdjson(request, reply, answerText(deps, zone.id, window, output, { rayId }));
   });
 }
