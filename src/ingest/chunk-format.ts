@@ -43,6 +43,8 @@ export interface SectionInput {
   readonly delimiterLength: number;
   /** The kept records joined by the delimiter. */
   readonly text: Buffer;
+  /** The zlib level of this section's text, when not the chunk's (the retained section is compressed fastest). */
+  readonly level?: number;
 }
 
 /** How a section holds the text of its kept records. */
@@ -62,7 +64,7 @@ const sectionHeaderBytes = 40;
 
 /** Writes a chunk payload, compressing each long enough text at `gzipLevel`. */
 export function encodeChunk(events: number, sections: readonly SectionInput[], gzipLevel: number): Buffer {
-  const texts = sections.map((s) => (s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, gzipLevel) : undefined));
+  const texts = sections.map((s) => (s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, s.level ?? gzipLevel) : undefined));
   let size = headerBytes + sections.length * sectionHeaderBytes;
   sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + (texts[i]?.deflated.byteLength ?? s.text.length)));
   // Its own memory (not the shared pool), so a worker can transfer it to the main thread.

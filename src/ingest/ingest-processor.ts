@@ -11,7 +11,7 @@ import { isBlankIngestLine, type IngestLineParser } from '../domain/datasets/ing
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
-import { encodeChunk, eventStatus, retainedSectionId } from './chunk-format.ts';
+import { encodeChunk, eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -40,6 +40,11 @@ export type IngestOutcome =
 
 /** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
 export const chunkTargetBytes = 512 * 1024;
+/**
+ * …or when the retained events (the zone's retention flag is on) reach this much JSON: compressed about
+ * fivefold, well under a NATS message, while a chunk still holds a good share of a request.
+ */
+export const retainedChunkTargetBytes = 1024 * 1024;
 /** …or when it holds this many events (events that every job filters out make small chunks). */
 export const chunkMaxEvents = 20_000;
 /** An answer names at most this many bad lines, then says how many more there were. */
@@ -58,6 +63,7 @@ class ChunkBuilder {
   private retained: string[] = [];
   private events = 0;
   private chars = 0;
+  private retainedChars = 0;
   readonly chunks: ChunkInput[] = [];
 
   constructor(jobs: readonly PreparedJob[], gzipLevel: number, retain: boolean) {
@@ -73,7 +79,7 @@ class ChunkBuilder {
     if (this.retain) {
       const text = JSON.stringify(record);
       this.retained.push(text);
-      this.chars += text.length;
+      this.retainedChars += text.length;
     }
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
@@ -88,12 +94,12 @@ class ChunkBuilder {
       }
     }
     this.events += 1;
-    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes) this.close();
+    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes || this.retainedChars >= retainedChunkTargetBytes) this.close();
   }
 
   close(): void {
     if (this.events === 0) return;
-    const sections = this.jobs.map((job, j) => {
+    const sections: SectionInput[] = this.jobs.map((job, j) => {
       const records = this.records[j] as string[];
       const delimiter = job.formatter.recordDelimiter;
       return {
@@ -111,6 +117,8 @@ class ChunkBuilder {
         recordLengths: this.retained.map((r) => Buffer.byteLength(r, 'utf8')),
         delimiterLength: 1,
         text: Buffer.from(this.retained.join('\n'), 'utf8'),
+        // The retention writer reads it once; the fastest level keeps ingest's share of the work small.
+        level: 1,
       });
     }
     const payload = encodeChunk(this.events, sections, this.gzipLevel);
@@ -120,6 +128,7 @@ class ChunkBuilder {
     this.retained = [];
     this.events = 0;
     this.chars = 0;
+    this.retainedChars = 0;
   }
 }
 
