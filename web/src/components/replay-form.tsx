@@ -78,7 +78,7 @@ export function ReplayForm(props: { readonly api: ApiClient; readonly path: stri
       {progress !== undefined && (
         <p class="replay-progress" role="status">
           Replay {progress.status === 'running' ? 'running' : progress.status === 'done' ? 'done' : 'failed'}: {progress.events_read} events read, {progress.exported}{' '}
-          exported, {progress.objects_written} files written{progress.error !== null ? ` (${progress.error})` : ''}.
+          exported, {progress.objects_written} {progress.objects_written === 1 ? 'file' : 'files'} written{progress.error !== null ? ` (${progress.error})` : ''}.
         </p>
       )}
     </form>
