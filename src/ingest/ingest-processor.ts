@@ -11,6 +11,7 @@ import { isBlankIngestLine, type IngestLineParser } from '../domain/datasets/ing
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
+import { retainedText } from './retained-text.ts';
 import { encodeChunk, eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
@@ -74,10 +75,11 @@ class ChunkBuilder {
     this.records = jobs.map(() => []);
   }
 
-  add(record: EventRecord): void {
+  /** Adds an event: its record after capture, and for retention its request line and what capture added. */
+  add(record: EventRecord, line: string, captured: object | undefined): void {
     const index = this.events;
     if (this.retain) {
-      const text = JSON.stringify(record);
+      const text = retainedText(line, record, captured);
       this.retained.push(text);
       this.retainedChars += text.length;
     }
@@ -158,8 +160,9 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     if (builder === undefined || badLines > 0) continue;
     const event = result.value;
     const record = event.record;
-    if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
-    builder.add(record);
+    const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
+    if (captured !== undefined) Object.assign(record, captured);
+    builder.add(record, line, captured);
   }
   if (badLines > 0) {
     if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });

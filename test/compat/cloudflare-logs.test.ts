@@ -65,7 +65,8 @@ describe('Logpull through the official client', () => {
   it('retains what arrives while the flag is on and answers by receive time, start inclusive and end exclusive', async () => {
     await ingest(retentionBody(0, 40));
     clock.set(t0 + 1000);
-    await ingest(retentionBody(40, 100));
+    // These carry their timestamps as bare numbers: the retained section keeps their lines as sent.
+    await ingest(retentionBody(40, 100, 'a', true));
     clock.set(t0 + 2000);
     await waitFor(async () => {
       const answer = await t.call('GET', `/zones/${zoneId}/logs/received?start=${t0 / 1000 - 60}&end=${t0 / 1000 + 60}&fields=RayID`, { auth: owner });
@@ -79,6 +80,8 @@ describe('Logpull through the official client', () => {
     // The default field set, values as ingested.
     assert.deepEqual(Object.keys(first[0] ?? {}).sort(), ['ClientIP', 'ClientRequestHost', 'ClientRequestMethod', 'ClientRequestURI', 'EdgeEndTimestamp', 'EdgeResponseBytes', 'EdgeResponseStatus', 'EdgeStartTimestamp', 'RayID']);
     assert.equal(first[0]?.EdgeStartTimestamp, 1790000000000000000);
+    const bare = lines(await t.call('GET', `/zones/${zoneId}/logs/received?start=${secondNs}&end=${BigInt(t0 + 1001) * 1_000_000n}&fields=RayID,EdgeStartTimestamp,BotDetectionIDs`, { auth: owner }).then((a) => a.text));
+    assert.deepEqual(bare.find((r) => r.RayID === 'a0000028'), { RayID: 'a0000028', EdgeStartTimestamp: 1790000000040000000, BotDetectionIDs: [40, 41] });
   });
 
   it('picks fields, caps with count, samples deterministically and formats timestamps', async () => {

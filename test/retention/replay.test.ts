@@ -40,7 +40,7 @@ describe('replaying a job over a retained window', () => {
     });
     assert.equal(response.status, 200);
     clock.set(t0 + 5000);
-    const until = Date.now() + 20_000;
+    const until = Date.now() + 60_000;
     for (;;) {
       const answer = await t.call('GET', `/zones/${zoneId}/logs/received?start=${t0 / 1000}&end=${t0 / 1000 + 60}&fields=RayID`, { auth: owner });
       if (answer.text.split('\n').filter((l) => l !== '').length === events) break;

@@ -15,9 +15,12 @@ export function retentionEvent(i: number, tag = 'a'): Record<string, unknown> {
   };
 }
 
-/** NDJSON of events [from, to). */
-export function retentionBody(from: number, to: number, tag = 'a'): string {
+/** NDJSON of events [from, to); `bareTimestamps` writes the timestamps as JSON numbers, as edges send them. */
+export function retentionBody(from: number, to: number, tag = 'a', bareTimestamps = false): string {
   const lines: string[] = [];
-  for (let i = from; i < to; i++) lines.push(JSON.stringify(retentionEvent(i, tag)));
+  for (let i = from; i < to; i++) {
+    const line = JSON.stringify(retentionEvent(i, tag));
+    lines.push(bareTimestamps ? line.replace(/"(EdgeStartTimestamp|EdgeEndTimestamp)":"(\d+)"/g, '"$1":$2') : line);
+  }
   return lines.join('\n') + '\n';
 }
