@@ -7,6 +7,17 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { readJsonColumns, receivedColumn, sqlIdentifier, sqlString } from './segment-schema.ts';
 
+/** An NDJSON file of events all received at `receivedMs`. */
+export interface ReceivedNdjson {
+  readonly path: string;
+  readonly receivedMs: number;
+}
+
+/** The name of the NDJSON file of events received at `receivedMs`; the segment reads the time back from it. */
+export function receivedFileName(receivedMs: number): string {
+  return `received-${receivedMs}.ndjson`;
+}
+
 /** Rows of a Parquet row group: DuckDB's default, which keeps a window's reads selective. */
 const rowGroupSize = 122_880;
 
@@ -25,11 +36,16 @@ export class SegmentEngine {
     return (await this.instance).connect();
   }
 
-  /** Converts an NDJSON file of canonical events (each with `_received_ms`) into a Parquet segment. */
-  async writeSegment(connection: DuckDBConnection, ndjsonPath: string, parquetPath: string, dataset: Dataset): Promise<void> {
-    const source = `read_json(${sqlString(ndjsonPath)}, format='newline_delimited', columns=${readJsonColumns(dataset)})`;
+  /**
+   * Converts NDJSON files of canonical events into one Parquet segment; every event of a file was received
+   * at the time its name carries (`receivedFileName`), which becomes the `_received_ms` column.
+   */
+  async writeSegment(connection: DuckDBConnection, inputs: readonly ReceivedNdjson[], parquetPath: string, dataset: Dataset): Promise<void> {
+    const files = inputs.map((i) => sqlString(i.path)).join(', ');
+    const source = `read_json([${files}], format='newline_delimited', columns=${readJsonColumns(dataset)}, filename='_file')`;
+    const received = `CAST(regexp_extract(_file, 'received-(\\d+)\\.ndjson$', 1) AS BIGINT) AS ${sqlIdentifier(receivedColumn)}`;
     await connection.run(
-      `COPY (SELECT * FROM ${source} ORDER BY ${sqlIdentifier(receivedColumn)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
+      `COPY (SELECT ${received}, * EXCLUDE (_file) FROM ${source} ORDER BY ${sqlIdentifier(receivedColumn)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
     );
   }
 

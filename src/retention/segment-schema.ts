@@ -44,7 +44,7 @@ export function sqlIdentifier(name: string): string {
 
 /** The `columns={…}` argument of DuckDB's read_json for a dataset's segments. */
 export function readJsonColumns(dataset: Dataset): string {
-  const columns = [`${sqlString(receivedColumn)}: 'BIGINT'`, ...dataset.fields.map((f) => `${sqlString(f.name)}: ${sqlString(columnTypeOf(f.type))}`)];
+  const columns = dataset.fields.map((f) => `${sqlString(f.name)}: ${sqlString(columnTypeOf(f.type))}`);
   return `{${columns.join(', ')}}`;
 }
 

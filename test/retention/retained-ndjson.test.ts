@@ -13,7 +13,7 @@ import { logpullText } from '../../src/retention/logpull-output.ts';
 import type { LogpullOutput } from '../../src/retention/logpull-query.ts';
 import { readRetainedNdjson } from '../../src/retention/retained-ndjson.ts';
 import { readRetained } from '../../src/retention/retained-reader.ts';
-import { SegmentEngine } from '../../src/retention/segment-engine.ts';
+import { receivedFileName, SegmentEngine } from '../../src/retention/segment-engine.ts';
 
 const zone = 'd'.repeat(32);
 const at = Date.UTC(2026, 4, 2, 10);
@@ -33,11 +33,11 @@ describe('the Logpull fast path', () => {
   const window = { startNs: BigInt(at) * 1_000_000n, endNs: BigInt(at + 1000) * 1_000_000n };
 
   before(async () => {
-    const ndjson = path.join(root, 'in.ndjson');
-    fs.writeFileSync(ndjson, records.map((r) => JSON.stringify({ _received_ms: at, ...r })).join('\n') + '\n');
+    const ndjson = path.join(root, receivedFileName(at));
+    fs.writeFileSync(ndjson, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     fs.mkdirSync(path.join(root, zone, '20260502', '10'), { recursive: true });
     const connection = await source.engine.connect();
-    await source.engine.writeSegment(connection, ndjson, path.join(root, zone, '20260502', '10', `${at}-${at}-abc.parquet`), httpRequests);
+    await source.engine.writeSegment(connection, [{ path: ndjson, receivedMs: at }], path.join(root, zone, '20260502', '10', `${at}-${at}-abc.parquet`), httpRequests);
     connection.closeSync();
   });
   after(() => {
