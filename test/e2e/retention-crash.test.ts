@@ -74,15 +74,19 @@ describe('SIGKILL while retained segments are built', () => {
     let next = 0;
     for (let round = 0; round < 3; round++) {
       const served = await serve(dataDir);
+      // Killed once a few requests were answered (and some more are on their way), at a different moment each round.
       const killAt = Date.now() + 300 + round * 200;
+      const giveUpAt = Date.now() + 15_000;
+      let answered = 0;
       const posts: Promise<void>[] = [];
-      while (Date.now() < killAt) {
+      while ((Date.now() < killAt || answered < 3) && Date.now() < giveUpAt) {
         const from = next;
         next += 200;
         posts.push(
           fetch(`${served.url}/ingest/zones/${zone.id}/http_requests`, { method: 'POST', headers: auth, body: retentionBody(from, from + 200, `r${round}`) })
             .then(async (response) => {
               await response.text();
+              answered += 1;
               if (response.status === 200) for (let i = from; i < from + 200; i++) acknowledged.add(`r${round}${i.toString(16).padStart(7, '0')}`);
             })
             .catch(() => {}),
