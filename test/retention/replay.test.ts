@@ -45,6 +45,8 @@ describe('replaying a job over a retained window', () => {
       const answer = await t.call('GET', `/zones/${zoneId}/logs/received?start=${t0 / 1000}&end=${t0 / 1000 + 60}&fields=RayID`, { auth: owner });
       if (answer.text.split('\n').filter((l) => l !== '').length === events) break;
       assert.ok(Date.now() < until, 'the events were not retained in time');
+      // The writer closes a segment by the node's clock, which only moves when the test moves it.
+      clock.advance(200);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const conf = `file:///${dir}`;
@@ -102,11 +104,11 @@ describe('replaying a job over a retained window', () => {
     const bad = await t.call('POST', `/zones/${zoneId}/logexport/jobs/${jobId}/replay`, { auth: owner, body: { start: t0 / 1000 + 60, end: t0 / 1000 } });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.errors[0].source.pointer, '/end');
-    const first = await t.call('POST', `/zones/${zoneId}/logexport/jobs/${jobId}/replay`, { auth: owner, body: { start: t0 / 1000, end: t0 / 1000 + 60 } });
-    assert.equal(first.status, 200);
-    const second = await t.call('POST', `/zones/${zoneId}/logexport/jobs/${jobId}/replay`, { auth: owner, body: { start: t0 / 1000, end: t0 / 1000 + 60 } });
-    assert.equal(second.status, 429);
-    assert.equal(second.body.errors[0].code, 13429);
+    // Sent together: the second arrives while the first replay is still reading its segments.
+    const post = () => t.call('POST', `/zones/${zoneId}/logexport/jobs/${jobId}/replay`, { auth: owner, body: { start: t0 / 1000, end: t0 / 1000 + 60 } });
+    const answers = await Promise.all([post(), post()]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 429]);
+    assert.equal(answers.find((a) => a.status === 429)?.body.errors[0].code, 13429);
     await t.app.retention.replays.settled(jobId);
   });
 });
