@@ -23,7 +23,13 @@ export function retentionFlagRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const flag = body.flag;
     const was = await deps.store.getRetentionFlag(zone.id);
     if (flag && !was) await deps.retention.beforeEnable(zone.id);
-    await deps.store.setRetentionFlag(zone.id, flag, new Date(deps.clock.now()).toISOString());
+    try {
+      await deps.store.setRetentionFlag(zone.id, flag, new Date(deps.clock.now()).toISOString());
+    } catch (error) {
+      // A consumer nobody reads would hold the zone's events in the queue: it goes with the failed change.
+      if (flag && !was) await deps.retention.afterDisable(zone.id).catch(() => {});
+      throw error;
+    }
     deps.changes.zoneChanged(zone.id);
     if (!flag && was) await deps.retention.afterDisable(zone.id);
     return success({ flag });
