@@ -149,6 +149,17 @@ describe('Logpull through the official client', () => {
     await assert.rejects(client.logs.received.get({ zone_id: otherZone, start: t0 / 1000, end: t0 / 1000 + 60 }), (e: unknown) => (e as { status?: number }).status === 400);
   });
 
+  it('keeps what was stored when the flag goes off, and retains nothing that arrives meanwhile', async () => {
+    assert.deepEqual(await client.logs.control.retention.create({ zone_id: zoneId, flag: false }), { flag: false });
+    const off = await t.call('GET', `/zones/${zoneId}/logs/received?start=${t0 / 1000}&end=${t0 / 1000 + 60}`, { auth: owner });
+    assert.equal(off.body.errors[0].code, 13401);
+    await ingest(retentionBody(200, 210));
+    assert.deepEqual(await client.logs.control.retention.create({ zone_id: zoneId, flag: true }), { flag: true });
+    const ids = lines(await client.logs.received.get({ zone_id: zoneId, start: t0 / 1000, end: t0 / 1000 + 3600, fields: 'RayID' })).map((r) => r.RayID as string);
+    assert.equal(ids.length, 100);
+    assert.ok(!ids.includes('a00000c8'));
+  });
+
   it('removes segments once they are older than the retention', async () => {
     assert.equal(await t.app.retention.expireNow(), 0);
     clock.set(t0 + 7 * 86_400_000 + 3_600_000);
