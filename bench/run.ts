@@ -20,6 +20,9 @@ import { makeEventLines } from './records.ts';
 import { targetLive } from './target-9-live.ts';
 import { targetOtlp } from './target-8-otlp.ts';
 import { targetTail } from './target-7-tail.ts';
+import type { BenchContext } from './bench-context.ts';
+import { targetRetention } from './target-10-retention.ts';
+import { targetLogpull } from './target-11-logpull.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -461,6 +464,9 @@ async function targetCompression(): Promise<void> {
   console.log('');
 }
 
+/** What targets in their own files get from this run. */
+const context: BenchContext = { seconds, lines, line, verdict, setUp, load: (node, durationS) => load(node, durationS), filter: benchFilter };
+
 const targets: [number, () => Promise<void>][] = [
   [1, targetEndToEnd],
   [2, targetJobs],
@@ -468,9 +474,11 @@ const targets: [number, () => Promise<void>][] = [
   [4, targetLatency],
   [5, targetControlPlane],
   [6, targetCompression],
-  [9, () => targetLive({ seconds, env: workersEnv, line, verdict })],
-  [8, async () => targetOtlp({ seconds, env: workersEnv, fields: benchFields, filter: benchFilter, customFields }).then((r) => verdict('8', r.holds, r.detail))],
   [7, () => targetTail({ fields: benchFields, filter: benchFilter, customFields, workersEnv, line, verdict })],
+  [8, async () => targetOtlp({ seconds, env: workersEnv, fields: benchFields, filter: benchFilter, customFields }).then((r) => verdict('8', r.holds, r.detail))],
+  [9, () => targetLive({ seconds, env: workersEnv, line, verdict })],
+  [10, () => targetRetention(context)],
+  [11, () => targetLogpull(context)],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;

@@ -31,6 +31,7 @@ import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
 import { openSecrets } from './secrets/open-secrets.ts';
+import { Retention } from './retention/retention.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -45,6 +46,7 @@ export interface RunningApp {
   readonly counters: CounterRegistry;
   /** Every zone by name, for routing by host. */
   readonly zoneDirectory: ZoneDirectory;
+  readonly retention: Retention;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
   /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
@@ -57,6 +59,8 @@ export interface AppOptions {
   readonly retryPolicy?: RetryPolicy;
   readonly configPollMs?: number;
   readonly countersFlushMs?: number;
+  /** How often expired retained segments are looked for. */
+  readonly retentionExpiryMs?: number;
 }
 
 /** The secret that signs challenges and sessions: configured, or generated once and kept in the store. */
@@ -119,6 +123,23 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     );
     let accepting = true;
 
+    // Its log lines go to the server's logger, which exists once the server is built.
+    const destinationDeps = { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock };
+    const retention = new Retention({
+      config,
+      destinations: destinationDeps,
+      queue,
+      store,
+      clock,
+      log: {
+        info: (obj, msg) => logRef.current?.info(obj, msg),
+        warn: (obj, msg) => logRef.current?.warn(obj, msg),
+        error: (obj, msg) => logRef.current?.error(obj, msg),
+      },
+      ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
+    });
+    closers.push(() => retention.stop());
+
     const supervisorRef: { current?: Supervisor } = {};
     const zoneDirectoryRef: { current?: ZoneDirectory } = {};
     const tailsRef: { current?: TailSources } = {};
@@ -127,6 +148,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
       void zoneDirectoryRef.current?.refresh();
+      void retention.requestSync();
     };
 
     const jobs: JobLifecycle = {
@@ -171,6 +193,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       zoneDirectory,
       throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting, sources: () => tailsRef.current?.statuses() ?? [] },
+      retention,
     });
     const log = server.log;
     logRef.current = log;
@@ -181,7 +204,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       log,
       counters,
       filterLimits,
-      destinations: { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock },
+      destinations: destinationDeps,
       gzipLevel: config.gzipLevel,
       disableAfterMs: config.disableFailingJobsAfterMs,
       retryPolicy: options.retryPolicy ?? defaultRetryPolicy,
@@ -189,6 +212,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     });
     supervisorRef.current = supervisor;
     await supervisor.start();
+    await retention.start();
 
     const watcher = new ConfigWatcher(store, zoneChanged, log, options.configPollMs ?? 1000);
     await watcher.start();
@@ -227,6 +251,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       supervisor,
       counters,
       zoneDirectory,
+      retention,
       url: `http://${host}:${port}`,
       stop() {
         stopping ??= (async () => {
@@ -237,7 +262,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           await watcher.stop();
           // Requests admitted before the signal finish queueing first, so their events are delivered now.
           await Promise.race([ingestor.idle(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - clock.now())).unref())]);
-          await supervisor.stop(deadline);
+          await Promise.all([supervisor.stop(deadline), retention.stop()]);
           clearInterval(flushTimer);
           clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));

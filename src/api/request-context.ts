@@ -13,6 +13,8 @@ import type { Ingestor } from '../ingest/ingest.ts';
 import type { LiveHub } from '../live/live-hub.ts';
 import type { ZoneDirectory } from '../sources/zone-directory.ts';
 import type { TailStatus } from '../sources/tail/tail-status.ts';
+import type { RetainedSource } from '../retention/retained-reader.ts';
+import type { Replays } from '../retention/replay-runner.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -54,6 +56,21 @@ export interface DataPlaneApi {
   sources(): readonly TailStatus[];
 }
 
+/** Retained logs as the API sees them: the flag's side effects and the segments to read. */
+export interface RetentionApi {
+  readonly source: RetainedSource;
+  /** How long events are kept (LOGEXPORT_RETENTION_DAYS), in ms. */
+  readonly retentionMs: number;
+  /** Before the flag is stored as on: the zone's retention consumer starts at the end of its stream. */
+  beforeEnable(zoneId: string): Promise<void>;
+  /** After the flag was stored as off. */
+  afterDisable(zoneId: string): Promise<void>;
+  /** Retained events this node wrote into segments, per zone. */
+  readonly written: ReadonlyMap<string, number>;
+  /** Replays of jobs over past windows, run by this node. */
+  readonly replays: Replays;
+}
+
 /** What the API needs from the rest of the service. */
 export interface ApiDeps {
   readonly config: AppConfig;
@@ -68,6 +85,7 @@ export interface ApiDeps {
   readonly live: Pick<LiveHub, 'create' | 'list' | 'find' | 'attach' | 'detach'>;
   /** Every zone by name, for the sources that route events by host (the host-routed OTLP endpoint). */
   readonly zoneDirectory: ZoneDirectory;
+  readonly retention: RetentionApi;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
   /** Counts failed sign-ins and credential checks; answers 429 past the limit. */

@@ -20,6 +20,9 @@ import { otlpIngestRoutes } from './routes/otlp-ingest.ts';
 import { statsRoutes } from './routes/stats.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { liveSessionRoutes, liveStreamRoutes } from './routes/live-sessions.ts';
+import { logpullRoutes } from './routes/logpull.ts';
+import { retentionFlagRoutes } from './routes/retention-flag.ts';
+import { replayRoutes } from './routes/replay.ts';
 import { ownershipRoutes } from './routes/ownership.ts';
 import { rulesetRuleRoutes } from './routes/ruleset-rules.ts';
 import { rulesetRoutes } from './routes/rulesets.ts';
@@ -89,12 +92,16 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
           rulesetRoutes(zoned, deps);
           rulesetRuleRoutes(zoned, deps);
           rulesetVersionRoutes(zoned, deps);
+          // Logpull and its retention flag have one path only (`/logs/…`), as in the product.
+          retentionFlagRoutes(zoned, deps);
+          logpullRoutes(zoned, deps);
           // Every log export route answers under both path words, so clients written for the public
           // product (which say "logpush") work unchanged.
           for (const word of ['logexport', 'logpush']) {
             await zoned.register(
               async (logs) => {
                 jobRoutes(logs, deps);
+                replayRoutes(logs, deps);
                 ownershipRoutes(logs, deps);
                 validateRoutes(logs, deps);
                 datasetRoutes(logs);

@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseTailSpecs, type TailSpec } from '../sources/tail/tail-spec.ts';
+import { parseS3Conf } from '../domain/jobs/destination-conf/parse-s3-conf.ts';
+import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -12,6 +14,11 @@ export type DatabaseConfig =
 export type QueueConfig =
   | { readonly kind: 'embedded'; readonly path: string; readonly sync: 'full' | 'normal' }
   | { readonly kind: 'nats'; readonly servers: readonly string[]; readonly stream: string; readonly sourceCheckpointsPath: string };
+
+/** Where retained segments live: a directory (one node), or an S3-compatible bucket every node shares. */
+export type RetentionStorageConfig =
+  | { readonly kind: 'local'; readonly dir: string }
+  | { readonly kind: 's3'; readonly spec: S3DestinationSpec };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -58,6 +65,11 @@ export interface AppConfig {
   readonly auditDays: number;
   /** Files to tail (LOGEXPORT_TAIL); none by default. */
   readonly tail: readonly TailSpec[];
+  /** How long a zone with the retention flag on keeps its events. */
+  readonly retentionDays: number;
+  readonly retentionStorage: RetentionStorageConfig;
+  /** A retention writer closes a segment at most this long after its first event. */
+  readonly retentionFlushMs: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -178,6 +190,23 @@ function tailSpecs(raw: RawEnv, cwd: string): readonly TailSpec[] {
   return specs.value;
 }
 
+function retentionStorageConfig(raw: RawEnv, dataDir: string): RetentionStorageConfig {
+  const value = raw.LOGEXPORT_RETENTION_URL;
+  if (value === undefined || value === '') return { kind: 'local', dir: path.join(dataDir, 'retained') };
+  if (value.startsWith('file://')) {
+    const dir = value.slice('file://'.length);
+    if (!dir.startsWith('/')) fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');
+    return { kind: 'local', dir: path.resolve(dir) };
+  }
+  if (value.startsWith('s3://')) {
+    const parsed = parseS3Conf(value);
+    if (!parsed.ok) fail('LOGEXPORT_RETENTION_URL', value, `s3://bucket/prefix?region=…[&endpoint=…&access-key-id=…&secret-access-key=…] (${parsed.error.map((e) => e.message).join('; ')})`);
+    if (parsed.value.kind !== 's3') fail('LOGEXPORT_RETENTION_URL', value, 's3://bucket/prefix?region=…');
+    return { kind: 's3', spec: parsed.value };
+  }
+  fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -231,6 +260,9 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     authFailuresPerMinute: integer(raw, 'LOGEXPORT_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
     auditDays: integer(raw, 'LOGEXPORT_AUDIT_DAYS', 90, 1, 36_500),
     tail: tailSpecs(raw, cwd),
+    retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
+    retentionStorage: retentionStorageConfig(raw, dataDir),
+    retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
   };
   return Object.freeze(config);
 }

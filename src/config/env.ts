@@ -40,6 +40,9 @@ export const settingNames = [
   'LOGEXPORT_AUTH_FAILURES_PER_MINUTE',
   'LOGEXPORT_AUDIT_DAYS',
   'LOGEXPORT_TAIL',
+  'LOGEXPORT_RETENTION_DAYS',
+  'LOGEXPORT_RETENTION_URL',
+  'LOGEXPORT_RETENTION_FLUSH',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

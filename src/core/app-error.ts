@@ -38,6 +38,11 @@ export const errorCatalogue = {
   // Hardening (issue 19): protected metrics, throttled credential checks, the audit log.
   metricsUnauthorized: { code: 12401, status: 401, message: 'GET /metrics needs Authorization: Bearer <LOGEXPORT_METRICS_TOKEN>' },
   tooManyAuthFailures: { code: 10429, status: 429, message: 'Too many failed sign-ins or credential checks; retry after Retry-After seconds' },
+  // Retained logs: Logpull and replay (docs/retention.md).
+  logpullInvalid: { code: 13400, status: 400, message: 'The Logpull request is not valid' },
+  retentionOff: { code: 13401, status: 400, message: 'Log retention is off for this zone: turn it on with POST …/logs/control/retention/flag {"flag": true}' },
+  replayInvalid: { code: 13402, status: 400, message: 'The replay request is not valid' },
+  replayRunning: { code: 13429, status: 429, message: 'A replay of this job is already running; wait for it to finish' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

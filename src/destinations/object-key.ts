@@ -25,6 +25,16 @@ export function objectKey(input: ObjectKeyInput): string {
 }
 
 /**
+ * The name of part `part` (from 0) of a replay of [startMs, endMs): derived from the job and the window
+ * only, so replaying the same window again overwrites the same objects instead of adding copies.
+ * `<path with {DATE} → day of the start>/replay_<start>_<end>_<8 hex>_<part, 5 digits>.log.gz`.
+ */
+export function replayObjectKey(pathTemplate: string, jobId: number, startMs: number, endMs: number, part: number): string {
+  const name = `replay_${compactTimestamp(startMs)}_${compactTimestamp(endMs)}_${batchSuffix(jobId, `replay:${startMs}-${endMs}`)}_${String(part).padStart(5, '0')}.log.gz`;
+  return joinKey(expandDate(pathTemplate, startMs), name);
+}
+
+/**
  * Where a file that belongs to the destination rather than to a day goes (the ownership challenge, the
  * validation probe): the path up to, not including, its first segment holding `{DATE}`.
  */

@@ -22,6 +22,13 @@ import { deflateTextSync, type DeflatedText } from './deflated-text.ts';
 /** Kept text at least this long is compressed at ingest; shorter text is compressed by the runner with its neighbours'. */
 export const minDeflatedTextBytes = 128 * 1024;
 
+/**
+ * The section id of a zone's retained events (job ids start at 1): while the zone's retention flag is on,
+ * every event is kept in it whole, as canonical JSON after capture, one per line, for the retention
+ * writer (src/retention/) to turn into segments.
+ */
+export const retainedSectionId = 0;
+
 /** What happened to one event for one job. */
 export const eventStatus = { kept: 0, filteredOut: 1, sampledOut: 2 } as const;
 
@@ -36,6 +43,8 @@ export interface SectionInput {
   readonly delimiterLength: number;
   /** The kept records joined by the delimiter. */
   readonly text: Buffer;
+  /** The zlib level of this section's text, when not the chunk's (the retained section is compressed fastest). */
+  readonly level?: number;
 }
 
 /** How a section holds the text of its kept records. */
@@ -55,7 +64,7 @@ const sectionHeaderBytes = 40;
 
 /** Writes a chunk payload, compressing each long enough text at `gzipLevel`. */
 export function encodeChunk(events: number, sections: readonly SectionInput[], gzipLevel: number): Buffer {
-  const texts = sections.map((s) => (s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, gzipLevel) : undefined));
+  const texts = sections.map((s) => (s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, s.level ?? gzipLevel) : undefined));
   let size = headerBytes + sections.length * sectionHeaderBytes;
   sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + (texts[i]?.deflated.byteLength ?? s.text.length)));
   // Its own memory (not the shared pool), so a worker can transfer it to the main thread.

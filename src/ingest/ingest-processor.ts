@@ -11,8 +11,9 @@ import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../d
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
-import { encodeChunk, eventStatus } from './chunk-format.ts';
+import { encodeChunk, eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
+import { retainedText } from './retained-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -32,6 +33,8 @@ export interface IngestPlan {
   readonly live: readonly LiveTap[];
   /** The zlib level kept records are compressed at (LOGEXPORT_GZIP_LEVEL). */
   readonly gzipLevel: number;
+  /** Whether the zone's retention flag is on: every event is also kept whole for the retention writer. */
+  readonly retain: boolean;
 }
 
 /**
@@ -53,29 +56,48 @@ export type IngestOutcome =
 
 /** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
 export const chunkTargetBytes = 512 * 1024;
+/**
+ * …or when the retained events (the zone's retention flag is on) reach this much JSON: compressed about
+ * fivefold, well under a NATS message, while a chunk still holds a good share of a request.
+ */
+export const retainedChunkTargetBytes = 1024 * 1024;
 /** …or when it holds this many events (events that every job filters out make small chunks). */
 export const chunkMaxEvents = 20_000;
 /** An answer names at most this many bad lines, then says how many more there were. */
 const maxReportedLines = 100;
 
+/** Every event of a chunk, kept: the statuses of the retained section. */
+const allKept = new Uint8Array(chunkMaxEvents).fill(eventStatus.kept);
+
 class ChunkBuilder {
   private readonly jobs: readonly PreparedJob[];
   private readonly gzipLevel: number;
+  private readonly retain: boolean;
   private statuses: Uint8Array[];
   private records: string[][];
+  /** Each event whole, as canonical JSON, while the zone retains its events. */
+  private retained: string[] = [];
   private events = 0;
   private chars = 0;
+  private retainedChars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[], gzipLevel: number) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retain: boolean) {
     this.jobs = jobs;
     this.gzipLevel = gzipLevel;
+    this.retain = retain;
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
 
-  add(record: EventRecord): void {
+  /** Adds an event: its record after capture, and for retention its request line and what capture added. */
+  add(record: EventRecord, line: string, captured: object | undefined): void {
     const index = this.events;
+    if (this.retain) {
+      const text = retainedText(line, record, captured);
+      this.retained.push(text);
+      this.retainedChars += text.length;
+    }
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;
@@ -89,31 +111,41 @@ class ChunkBuilder {
       }
     }
     this.events += 1;
-    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes) this.close();
+    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes || this.retainedChars >= retainedChunkTargetBytes) this.close();
   }
 
   close(): void {
     if (this.events === 0) return;
-    const payload = encodeChunk(
-      this.events,
-      this.jobs.map((job, j) => {
-        const records = this.records[j] as string[];
-        const delimiter = job.formatter.recordDelimiter;
-        return {
-          jobId: job.jobId,
-          statuses: this.statuses[j] as Uint8Array,
-          recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
-          delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
-          text: Buffer.from(records.join(delimiter), 'utf8'),
-        };
-      }),
-      this.gzipLevel,
-    );
+    const sections: SectionInput[] = this.jobs.map((job, j) => {
+      const records = this.records[j] as string[];
+      const delimiter = job.formatter.recordDelimiter;
+      return {
+        jobId: job.jobId,
+        statuses: this.statuses[j] as Uint8Array,
+        recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
+        delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
+        text: Buffer.from(records.join(delimiter), 'utf8'),
+      };
+    });
+    if (this.retain) {
+      sections.push({
+        jobId: retainedSectionId,
+        statuses: allKept,
+        recordLengths: this.retained.map((r) => Buffer.byteLength(r, 'utf8')),
+        delimiterLength: 1,
+        text: Buffer.from(this.retained.join('\n'), 'utf8'),
+        // The retention writer reads it once; the fastest level keeps ingest's share of the work small.
+        level: 1,
+      });
+    }
+    const payload = encodeChunk(this.events, sections, this.gzipLevel);
     this.chunks.push({ payload, count: this.events });
     this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = this.jobs.map(() => []);
+    this.retained = [];
     this.events = 0;
     this.chars = 0;
+    this.retainedChars = 0;
   }
 }
 
@@ -123,23 +155,25 @@ class ChunkBuilder {
  * events' records (the captured maps are added to them).
  */
 export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): readonly ChunkInput[] {
-  if (plan.jobs.length === 0 || events.length === 0) return [];
-  const builder = new ChunkBuilder(plan.jobs, plan.gzipLevel);
+  if ((plan.jobs.length === 0 && !plan.retain) || events.length === 0) return [];
+  const builder = new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain);
   for (const event of events) {
     const record = event.record;
-    if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
-    builder.add(record);
+    const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
+    if (captured !== undefined) Object.assign(record, captured);
+    // A source's line is not an ingest line, so a retained event is written from its record.
+    builder.add(record, '', captured);
   }
   builder.close();
   return builder.chunks;
 }
 
 /**
- * Processes one request body; with no enabled job and no live session it only checks the events (nothing
- * to queue, nothing to show).
+ * Processes one request body; with no enabled job, retention off and no live session it only checks the
+ * events (nothing to queue, nothing to show).
  */
 export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse'): IngestOutcome {
-  const builder = plan.jobs.length > 0 ? new ChunkBuilder(plan.jobs, plan.gzipLevel) : undefined;
+  const builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
   const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
   const skip = badLinesDo === 'skip';
   const skippedLines: number[] = [];
@@ -167,8 +201,9 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     if ((builder === undefined && live === undefined) || badLines > 0) continue;
     const event = result.value;
     const record = event.record;
-    if (!plan.capture.isEmpty) Object.assign(record, captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders));
-    builder?.add(record);
+    const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
+    if (captured !== undefined) Object.assign(record, captured);
+    builder?.add(record, line, captured);
     live?.add(record);
   }
   if (badLines > 0) {

@@ -27,6 +27,8 @@ export interface PlanSource {
   readonly jobs: readonly (JobSettings & { readonly id: number })[];
   /** Live sessions watching the zone's dataset (usually none). */
   readonly live?: readonly LiveTapSpec[];
+  /** The zone's retention flag: every event is also kept whole for the retention writer. */
+  readonly retain: boolean;
   readonly settings: IngestSettings;
 }
 
@@ -124,7 +126,7 @@ export function compileIngestPlan(source: PlanSource, datasetId: string): Ingest
     const compiled = compileLiveTap(spec, dataset, source.settings.filterLimits);
     if (compiled.ok) live.push(compiled.value);
   }
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel };
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain };
 }
 
 /** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */

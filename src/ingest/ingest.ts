@@ -59,7 +59,7 @@ export interface IngestResult {
 }
 
 /** The plan of a task that only splits an OTLP request by host: never compiled, as nothing is processed. */
-const splitPlan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: { maxOperators: 0, maxBytes: 0 }, gzipLevel: 0 } };
+const splitPlan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: { maxOperators: 0, maxBytes: 0 }, gzipLevel: 0 }, retain: false };
 
 export class Ingestor {
   private readonly queue: EventQueue;
@@ -221,7 +221,7 @@ export class Ingestor {
       ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
       ...(result.otlp === undefined ? {} : { otlp: result.otlp }),
     };
-    if (snapshot.plan.jobs.length === 0) {
+    if (snapshot.plan.jobs.length === 0 && !snapshot.plan.retain) {
       counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
       if (result.live.length > 0) this.live.deliver(zoneId, result.live);
       return answer;

@@ -1,7 +1,8 @@
 /**
  * What ingest needs to know about a zone, loaded once per configuration change: the zone's custom-field
- * rules and its enabled jobs per dataset, as the source of the plan ingest runs (ingest-task.ts). Events
- * of a dataset with no enabled job are acknowledged and counted as dropped (`no_job`).
+ * rules, its enabled jobs per dataset and its retention flag, as the source of the plan ingest runs
+ * (ingest-task.ts). Events of a dataset with no enabled job, in a zone that does not retain its events,
+ * are acknowledged and counted as dropped (`no_job`).
  */
 import { customFieldsPhase } from '../domain/rulesets/phase.ts';
 import type { Store } from '../store/store.ts';
@@ -44,12 +45,13 @@ export class ZoneSnapshots {
 
   private async load(zoneId: string, dataset: string): Promise<ZoneSnapshot> {
     const generation = ++this.generation;
-    const [ruleset, jobs] = await Promise.all([this.store.findRulesetByPhase(zoneId, customFieldsPhase), this.store.listJobs(zoneId)]);
+    const [ruleset, jobs, retain] = await Promise.all([this.store.findRulesetByPhase(zoneId, customFieldsPhase), this.store.listJobs(zoneId), this.store.getRetentionFlag(zoneId)]);
     return {
       planKey: `${zoneId}/${dataset}/${generation}`,
       plan: {
         rules: ruleset?.rules ?? [],
         jobs: jobs.filter((j) => j.enabled && j.dataset === dataset),
+        retain,
         settings: this.settings,
       },
     };

@@ -135,6 +135,10 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     authFailures: (keys, nowMs, windowMs) => store.authFailures(keys, nowMs, windowMs),
     clearAuthFailures: (keys) => store.clearAuthFailures(keys),
     pruneAuthFailures: (beforeMs) => store.pruneAuthFailures(beforeMs),
+    // The flag is read on every ingest snapshot load; cached like the zone's other configuration.
+    getRetentionFlag: (zoneId) => cache.get<boolean>(zoneKey(zoneId, 'retention'), () => store.getRetentionFlag(zoneId)),
+    setRetentionFlag: (zoneId, flag, now) => afterWrite(zoneId, store.setRetentionFlag(zoneId, flag, now)),
+    listRetentionZones: () => store.listRetentionZones(),
   };
   return cached;
 }

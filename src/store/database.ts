@@ -78,6 +78,7 @@ export interface Database {
     metadata: string | null;
   };
   auth_failures: { key: string; window_start: string; failures: number };
+  zone_retention: { zone_id: string; flag: number; updated_at: string };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

@@ -6,6 +6,7 @@ import * as audit from './queries/audit-queries.ts';
 import * as authFailures from './queries/auth-failure-queries.ts';
 import * as changes from './queries/config-change-queries.ts';
 import * as jobs from './queries/job-queries.ts';
+import * as retention from './queries/retention-queries.ts';
 import type { Db } from './queries/query-db.ts';
 import * as rulesets from './queries/ruleset-queries.ts';
 import * as settings from './queries/setting-queries.ts';
@@ -237,5 +238,17 @@ export class KyselyStore implements Store {
 
   pruneAuthFailures(beforeMs: number): Promise<void> {
     return authFailures.pruneAuthFailures(this.db, beforeMs);
+  }
+
+  getRetentionFlag(zoneId: string): Promise<boolean> {
+    return retention.getRetentionFlag(this.db, zoneId);
+  }
+
+  setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void> {
+    return this.inTransaction((db) => retention.setRetentionFlag(db, zoneId, flag, now));
+  }
+
+  listRetentionZones(): Promise<readonly string[]> {
+    return retention.listRetentionZones(this.db);
   }
 }

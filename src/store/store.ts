@@ -242,4 +242,11 @@ export interface Store {
   clearAuthFailures(keys: readonly string[]): Promise<void>;
   /** Forgets windows that started before `beforeMs`. */
   pruneAuthFailures(beforeMs: number): Promise<void>;
+
+  /** Whether the zone keeps its events for Logpull (off unless turned on). */
+  getRetentionFlag(zoneId: string): Promise<boolean>;
+  /** Turns retention on or off for a zone; a configuration change. */
+  setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void>;
+  /** Every zone whose retention flag is on (what the retention writers run for). */
+  listRetentionZones(): Promise<readonly string[]>;
 }

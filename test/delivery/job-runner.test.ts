@@ -80,7 +80,7 @@ async function ingestFor(queue: EventQueue, job: Job, rayIds: readonly string[])
       encoding: 'identity',
       limitBytes: 1 << 24,
       planKey: `job-${job.id}`,
-      plan: { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } },
+      plan: { rules: [], jobs: [job], retain: false, settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } },
     },
     new PlanCache(),
   );

@@ -14,7 +14,7 @@ import type { IngestWorkers } from '../../src/ingest/workers/ingest-workers.ts';
 import type { ZoneSnapshots } from '../../src/ingest/zone-snapshots.ts';
 import type { EventQueue } from '../../src/queue/queue.ts';
 
-const plan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: defaultFilterLimits, gzipLevel: 1 } };
+const plan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: defaultFilterLimits, gzipLevel: 1 }, retain: false };
 
 function harness(live: LiveTaps) {
   const tasks: IngestTask[] = [];

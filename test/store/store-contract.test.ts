@@ -224,6 +224,19 @@ for (const engine of engines) {
       assert.deepEqual((await store.configChangesSince(0)).map((c) => c.seq), [latest]);
     });
 
+    it('keeps the retention flag per zone, off by default, and records the change', async () => {
+      assert.equal(await store.getRetentionFlag(z1), false);
+      const before = await store.latestConfigChange();
+      await store.setRetentionFlag(z1, true, now);
+      assert.equal(await store.getRetentionFlag(z1), true);
+      assert.equal(await store.getRetentionFlag(z2), false);
+      assert.deepEqual(await store.listRetentionZones(), [z1]);
+      assert.ok((await store.latestConfigChange()) > before);
+      await store.setRetentionFlag(z1, false, now);
+      assert.equal(await store.getRetentionFlag(z1), false);
+      assert.deepEqual(await store.listRetentionZones(), []);
+    });
+
     it('rolls back a transaction that throws', async () => {
       await assert.rejects(
         store.transaction(async (tx) => {

@@ -80,6 +80,8 @@ export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
     for (const s of sources) if (s.lastErrorAt !== null) lines.push(`logexport_source_last_error_timestamp_seconds{${sourceLabels(s)}} ${Date.parse(s.lastErrorAt) / 1000}`);
     family('logexport_queue_pending_bytes', 'Queued bytes not yet delivered by every job.', 'gauge');
     lines.push(`logexport_queue_pending_bytes ${deps.dataPlane.pendingBytes()}`);
+    family('logexport_retention_written_events_total', 'Retained events this node wrote into segments.', 'counter');
+    for (const [zone, n] of deps.retention.written) lines.push(`logexport_retention_written_events_total{zone_id="${zone}"} ${n}`);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(lines.join('\n') + '\n');
   });
 }

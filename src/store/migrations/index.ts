@@ -3,6 +3,7 @@ import type { Engine } from '../database.ts';
 import { foundation } from './0001-foundation.ts';
 import { jobs } from './0002-jobs.ts';
 import { hardening } from './0003-hardening.ts';
+import { retention } from './0004-retention.ts';
 
 /** Every migration in order; names sort by their number, and a name never changes once released. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -10,5 +11,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0001-foundation': foundation(engine),
     '0002-jobs': jobs(engine),
     '0003-hardening': hardening(engine),
+    '0004-retention': retention(engine),
   };
 }

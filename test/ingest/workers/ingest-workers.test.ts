@@ -50,7 +50,7 @@ function taskOf(body: Buffer, encoding: 'identity' | 'gzip' = 'identity', more: 
     encoding,
     limitBytes: 64 * 1024 * 1024,
     planKey: 'zone/http_requests/1',
-    plan: { rules, jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } },
+    plan: { rules, jobs: [job], retain: false, settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } },
   };
 }
 

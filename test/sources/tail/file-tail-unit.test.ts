@@ -40,7 +40,7 @@ const job = {
 function recordingSink(batches: { batchId: string; rayIds: string[] }[]): TailSink {
     const plans = new PlanCache();
     const decoders = new TailDecoders();
-    const plan = { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 } };
+    const plan = { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 }, retain: false };
     const sink: TailSink = {
       prepareTail: async (task) => {
         const result = runTailTask({ ...task, plans: { [zoneId]: { planKey: 'p', plan } } }, plans, decoders);

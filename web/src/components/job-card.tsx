@@ -8,11 +8,12 @@ import type { Route } from '../model/route.ts';
 import { DeliveryChart } from './delivery-chart.tsx';
 import { JobCounters } from './job-counters.tsx';
 import { Link } from './link.tsx';
+import { ReplayForm } from './replay-form.tsx';
 import { Timestamp } from './timestamp.tsx';
 
 const statsRefreshMs = 30_000;
 
-/** One job in the list: settings and status, counters and chart, Edit, Enable/Disable and Delete. */
+/** One job in the list: settings and status, counters and chart, Edit, Enable/Disable, Replay a time window and Delete. */
 export function JobCard(props: {
   readonly api: ApiClient;
   readonly zone: Zone;
@@ -26,6 +27,7 @@ export function JobCard(props: {
   // undefined: not known (loading, or the server does not report counters yet).
   const [stats, setStats] = useState<JobStats | undefined>(undefined);
   const [confirming, setConfirming] = useState(false);
+  const [replaying, setReplaying] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const titleId = `job-${job.id}-title`;
@@ -141,11 +143,15 @@ export function JobCard(props: {
           <button type="button" disabled={busy} onClick={() => void toggle()}>
             {job.enabled ? 'Disable' : 'Enable'}
           </button>
+          <button type="button" aria-expanded={replaying} onClick={() => setReplaying(!replaying)}>
+            Replay a time window
+          </button>
           <button type="button" class="danger" ref={deleteRef} onClick={() => setConfirming(true)}>
             Delete
           </button>
         </div>
       )}
+      {replaying && <ReplayForm api={props.api} path={path} idPrefix={`job-${job.id}-replay`} onClose={() => setReplaying(false)} />}
     </article>
   );
 }

@@ -1,0 +1,69 @@
+/**
+ * Target 11: `GET …/logs/received` for one hour holding 1,000,000 events, all fields, streamed to a client
+ * (NDJSON, no gzip), at ≥ 2× the records/s of the minimal chain (JSON.parse → pick fields → JSON.stringify
+ * → gzip, one thread) over the same records with the same fields: reading columnar segments should beat
+ * re-parsing JSON.
+ */
+import http from 'node:http';
+import { httpRequests } from '../src/domain/datasets/http-requests.ts';
+import type { BenchContext } from './bench-context.ts';
+import { runBaseline } from './baseline.ts';
+import { postLoad } from './node-under-test.ts';
+
+const total = 1_000_000;
+const perRequest = 2000;
+
+/** Reads a streamed answer to the end; answers its bytes and lines. */
+function stream(url: string, headers: Readonly<Record<string, string>>): Promise<{ status: number; bytes: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { ...headers, 'accept-encoding': 'identity' } }, (res) => {
+        let bytes = 0;
+        let lines = 0;
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+export async function targetLogpull(bench: BenchContext): Promise<void> {
+  console.log(`11. Logpull: received, one hour holding ${total.toLocaleString('en')} events, all fields, streamed`);
+  const fields = httpRequests.fields.map((f) => f.name);
+  const baseline = runBaseline(bench.lines, fields, 3);
+  bench.line('baseline chain (1 thread), all fields', `${Math.round(baseline.recordsPerSecond)} records/s`);
+  const node = await bench.setUp([], { LOGEXPORT_RETENTION_FLUSH: '2s' });
+  try {
+    await node.api('POST', `/zones/${node.zoneId}/logs/control/retention/flag`, { flag: true });
+    const startS = Math.floor(Date.now() / 1000) - 1;
+    let sent = 0;
+    let accepted = 0;
+    // Every request differs (one RayID per request), or the queue would store a repeated body once.
+    const shared = Buffer.from(bench.lines.slice(1, perRequest).join('\n') + '\n');
+    const body = (n: number): Buffer => Buffer.concat([Buffer.from((bench.lines[0] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"logpull${n}"`) + '\n'), shared]);
+    const ingestStart = performance.now();
+    await postLoad(node, () => (sent < total ? body((sent += perRequest)) : undefined), 4, (status, events) => {
+      if (status === 200) accepted += events;
+    });
+    bench.line('ingested (retention on, no job)', `${accepted} events in ${((performance.now() - ingestStart) / 1000).toFixed(1)} s`);
+    const base = `${node.url}/client/v4/zones/${node.zoneId}/logs/received?start=${startS}&end=${startS + 3600}`;
+    // Segments close within the flush interval; wait until every event is readable.
+    const until = Date.now() + 180_000;
+    while ((await stream(`${base}&fields=RayID`, node.auth)).lines < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 1000));
+    const url = `${base}&fields=${fields.join(',')}`;
+    const started = performance.now();
+    const answer = await stream(url, node.auth);
+    const secondsTaken = (performance.now() - started) / 1000;
+    const rate = answer.lines / secondsTaken;
+    bench.line('received, streamed', `${answer.lines} records, ${(answer.bytes / 1e6).toFixed(0)} MB in ${secondsTaken.toFixed(2)} s: ${Math.round(rate)} records/s (status ${answer.status})`);
+    const ratio = rate / baseline.recordsPerSecond;
+    bench.verdict('11', answer.lines === accepted && ratio >= 2, `${ratio.toFixed(2)}× the baseline chain (target ≥ 2×), ${answer.lines} of ${accepted} records`);
+    await node.stop();
+  } finally {
+    node.dispose();
+  }
+}

@@ -1,0 +1,82 @@
+/** Retained segments in a directory (by default `<data dir>/retained`): written by rename after a sync. */
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { OpenedSegment, SegmentStore } from './segment-store.ts';
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export class LocalSegmentStore implements SegmentStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  private pathOf(key: string): string {
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  async put(key: string, localPath: string): Promise<void> {
+    const target = this.pathOf(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const handle = await fs.open(localPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // A rename across file systems fails; the temporary files live under the same root for that reason.
+    await fs.rename(localPath, target);
+    await syncDirectory(path.dirname(target));
+  }
+
+  async list(prefix: string): Promise<readonly string[]> {
+    const base = this.pathOf(prefix);
+    const out: string[] = [];
+    const walk = async (dir: string, keyPrefix: string): Promise<void> => {
+      let entries: Dirent[];
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'ENOENT') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
+        else if (entry.name.endsWith('.parquet')) out.push(`${keyPrefix}${entry.name}`);
+      }
+    };
+    await walk(base, prefix);
+    return out.sort();
+  }
+
+  async listPartitions(prefix: string): Promise<readonly string[]> {
+    try {
+      const entries = await fs.readdir(prefix === '' ? this.root : this.pathOf(prefix), { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') return [];
+      throw error;
+    }
+  }
+
+  open(key: string): Promise<OpenedSegment> {
+    return Promise.resolve({ path: this.pathOf(key), release: () => Promise.resolve() });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await fs.rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

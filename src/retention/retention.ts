@@ -1,0 +1,152 @@
+/**
+ * Retained logs (docs/retention.md): while a zone's retention flag is on, ingest keeps every event whole
+ * in a section of each queue chunk; this stage turns those into Parquet segments (one writer per zone,
+ * reading the zone's stream through its own consumer), removes segments older than the retention, and
+ * serves the reads Logpull and replay make. The composition root builds one per node.
+ */
+import type { AppConfig } from '../config/config.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { EventQueue } from '../queue/queue.ts';
+import type { Store } from '../store/store.ts';
+import type { DestinationDeps } from '../destinations/create-destination.ts';
+import { openSegmentStore } from './open-segment-store.ts';
+import { Replays } from './replay-runner.ts';
+import type { RetainedSource } from './retained-reader.ts';
+import { expireSegments } from './retention-expiry.ts';
+import { RetentionWriter, retentionConsumer, retentionStreamOf } from './retention-writer.ts';
+import { SegmentEngine } from './segment-engine.ts';
+import type { SegmentStore } from './segment-store.ts';
+
+/** What the retention stage needs from the node. */
+export interface RetentionDeps {
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'dataDir' | 'gzipLevel'>;
+  /** How replays reach job destinations. */
+  readonly destinations: DestinationDeps;
+  readonly queue: EventQueue;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** How often expired segments are looked for (tests shorten it). */
+  readonly expiryEveryMs?: number;
+}
+
+/** Events written into segments on this node, per zone (for /metrics). */
+export type RetentionCounters = Map<string, number>;
+
+export class Retention implements RetainedSource {
+  readonly segments: SegmentStore;
+  readonly engine = new SegmentEngine();
+  readonly retentionMs: number;
+  readonly written: RetentionCounters = new Map();
+  readonly replays: Replays;
+  private readonly deps: RetentionDeps;
+  private readonly workDir: string;
+  private readonly writers = new Map<string, RetentionWriter>();
+  private syncing: Promise<void> = Promise.resolve();
+  private pending = false;
+  private stopped = false;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(deps: RetentionDeps) {
+    this.deps = deps;
+    const opened = openSegmentStore(deps.config.retentionStorage, deps.config.dataDir);
+    this.segments = opened.store;
+    this.workDir = opened.workDir;
+    this.retentionMs = deps.config.retentionDays * 86_400_000;
+    this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
+  }
+
+  /** Where Logpull and replay read segments: this stage itself. */
+  get source(): RetainedSource {
+    return this;
+  }
+
+  /** Starts a writer for every zone with the flag on, and the expiry. */
+  async start(): Promise<void> {
+    await this.sync();
+    void this.expireNow();
+    this.expiryTimer = setInterval(() => void this.expireNow(), this.deps.expiryEveryMs ?? 60_000);
+    this.expiryTimer.unref();
+  }
+
+  /** Removes expired segments now; answers how many hour partitions went. */
+  async expireNow(): Promise<number> {
+    try {
+      return await expireSegments(this.segments, this.deps.clock.now(), this.retentionMs);
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'Could not remove expired retained segments; will try again.');
+      return 0;
+    }
+  }
+
+  /** Before the flag is stored as on: the zone's consumer starts at the end of its stream (no backfill). */
+  async beforeEnable(zoneId: string): Promise<void> {
+    await this.deps.queue.resetConsumer(retentionStreamOf(zoneId), retentionConsumer);
+  }
+
+  /** After the flag was stored as off: the writer writes what it holds, then the consumer goes. */
+  async afterDisable(zoneId: string): Promise<void> {
+    await this.requestSync();
+    await this.deps.queue.deleteConsumer(retentionStreamOf(zoneId), retentionConsumer);
+  }
+
+  /** Compares the zones with the flag on with the writers; calls close together are merged. */
+  requestSync(): Promise<void> {
+    if (this.stopped) return this.syncing;
+    if (!this.pending) {
+      this.pending = true;
+      this.syncing = this.syncing.then(async () => {
+        this.pending = false;
+        await this.sync().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not bring the retention writers up to date; will retry on the next change.'));
+      });
+    }
+    return this.syncing;
+  }
+
+  private async sync(): Promise<void> {
+    if (this.stopped) return;
+    const zones = new Set(await this.deps.store.listRetentionZones());
+    const stops: Promise<void>[] = [];
+    for (const [zoneId, writer] of this.writers) {
+      if (zones.has(zoneId)) continue;
+      this.writers.delete(zoneId);
+      stops.push(writer.stop('drain'));
+    }
+    await Promise.all(stops);
+    for (const zoneId of zones) {
+      if (this.writers.has(zoneId) || this.stopped) continue;
+      const writer = new RetentionWriter(zoneId, {
+        queue: this.deps.queue,
+        segments: this.segments,
+        engine: this.engine,
+        workDir: this.workDir,
+        clock: this.deps.clock,
+        log: this.deps.log,
+        flushMs: this.deps.config.retentionFlushMs,
+        onWritten: (zone, events) => this.written.set(zone, (this.written.get(zone) ?? 0) + events),
+      });
+      this.writers.set(zoneId, writer);
+      writer.start();
+    }
+  }
+
+  /** Stops the writers (each writes what it holds first), the expiry and the engine. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopNow();
+    return this.stopping;
+  }
+
+  private async stopNow(): Promise<void> {
+    this.stopped = true;
+    await this.syncing;
+    await this.replays.stop();
+    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
+    const writers = [...this.writers.values()];
+    this.writers.clear();
+    await Promise.all(writers.map((w) => w.stop('drain')));
+    this.engine.close();
+    await this.segments.close();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Retained segments in an S3-compatible bucket (`LOGEXPORT_RETENTION_URL=s3://…`): the node that consumed
+ * the events puts the segment, any node lists and reads it. A segment being read is downloaded into the
+ * node's work directory first (DuckDB reads local files; its S3 support would need an extension download).
+ */
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
+import type { OpenedSegment, SegmentStore } from './segment-store.ts';
+
+export class S3SegmentStore implements SegmentStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly workDir: string;
+
+  constructor(spec: S3DestinationSpec, workDir: string) {
+    const customEndpoint = spec.endpoint !== undefined;
+    this.client = new S3Client({
+      region: spec.region,
+      forcePathStyle: customEndpoint || spec.bucket.includes('.'),
+      ...(spec.endpoint === undefined ? {} : { endpoint: spec.endpoint }),
+      ...(spec.credentials === undefined ? {} : { credentials: { ...spec.credentials } }),
+      ...(customEndpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+    });
+    this.bucket = spec.bucket;
+    this.prefix = spec.path === '' ? '' : `${spec.path.replace(/\/+$/, '')}/`;
+    this.workDir = workDir;
+  }
+
+  async put(key: string, localPath: string): Promise<void> {
+    const stat = await fs.stat(localPath);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: createReadStream(localPath), ContentLength: stat.size, ContentType: 'application/vnd.apache.parquet' }),
+    );
+    await fs.rm(localPath, { force: true });
+  }
+
+  async list(prefix: string): Promise<readonly string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
+      for (const item of page.Contents ?? []) if (item.Key?.endsWith('.parquet') === true) keys.push(item.Key.slice(this.prefix.length));
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return keys.sort();
+  }
+
+  async listPartitions(prefix: string): Promise<readonly string[]> {
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, Delimiter: '/', ContinuationToken: token }));
+      for (const common of page.CommonPrefixes ?? []) {
+        const name = common.Prefix?.slice((this.prefix + prefix).length).replace(/\/$/, '');
+        if (name !== undefined && name !== '') names.push(name);
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return names.sort();
+  }
+
+  async open(key: string): Promise<OpenedSegment> {
+    await fs.mkdir(this.workDir, { recursive: true });
+    const local = path.join(this.workDir, `read-${randomBytes(6).toString('hex')}.parquet`);
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
+    if (!(object.Body instanceof Readable)) throw new Error(`the segment ${key} came back without a body`);
+    await pipeline(object.Body, createWriteStream(local));
+    return { path: local, release: () => fs.rm(local, { force: true }) };
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    const keys = await this.list(prefix);
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((k) => ({ Key: this.prefix + k })), Quiet: true } }));
+    }
+  }
+
+  close(): Promise<void> {
+    this.client.destroy();
+    return Promise.resolve();
+  }
+}

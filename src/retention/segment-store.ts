@@ -1,0 +1,41 @@
+/**
+ * Where retained segments live, behind one interface: a directory of the data directory (one node), or
+ * an S3-compatible bucket (several nodes: each writes the segments of what it consumed, any reads them).
+ * Keys are `<zone id>/<YYYYMMDD>/<HH>/<name>.parquet`, so a time window and an expiry touch only the hour
+ * partitions they need.
+ */
+
+/** A segment opened for reading: a local file, released when the reader is done with it. */
+export interface OpenedSegment {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+/** The storage of retained segments. */
+export interface SegmentStore {
+  /** Stores the local file under `key`, durably, replacing an object of the same key; the file is consumed. */
+  put(key: string, localPath: string): Promise<void>;
+  /** The keys of the objects directly or indirectly under `prefix` (which ends in `/`). */
+  list(prefix: string): Promise<readonly string[]>;
+  /** The names of the partitions directly under `prefix` ('' for the top: the zones), without slashes. */
+  listPartitions(prefix: string): Promise<readonly string[]>;
+  /** A local file with the segment's bytes. */
+  open(key: string): Promise<OpenedSegment>;
+  /** Removes everything under `prefix` (ends in `/`). */
+  deletePrefix(prefix: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The hour partition of a receive time: `YYYYMMDD/HH`. */
+export function hourPartitionOf(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}/${iso.slice(11, 13)}`;
+}
+
+/** The start (Unix ms) of an hour partition `YYYYMMDD/HH`, or undefined when it is not one. */
+export function hourPartitionStart(partition: string): number | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})\/(\d{2})$/.exec(partition);
+  if (match === null) return undefined;
+  const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]));
+  return Number.isNaN(ms) ? undefined : ms;
+}

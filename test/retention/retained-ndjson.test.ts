@@ -1,0 +1,73 @@
+/**
+ * DuckDB's lines (the Logpull fast path) are byte for byte what the job formatter writes for the same
+ * records: plain ones, and the ones whose strings, floats or timestamps send them to the formatter.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { httpRequests } from '../../src/domain/datasets/http-requests.ts';
+import { LocalSegmentStore } from '../../src/retention/local-segment-store.ts';
+import { logpullText } from '../../src/retention/logpull-output.ts';
+import type { LogpullOutput } from '../../src/retention/logpull-query.ts';
+import { readRetainedNdjson } from '../../src/retention/retained-ndjson.ts';
+import { readRetained } from '../../src/retention/retained-reader.ts';
+import { receivedFileName, SegmentEngine } from '../../src/retention/segment-engine.ts';
+
+const zone = 'd'.repeat(32);
+const at = Date.UTC(2026, 4, 2, 10);
+const records: Record<string, unknown>[] = [
+  { RayID: 'r1', ClientIP: '192.0.2.1', EdgeStartTimestamp: '1790000000000000000', EdgeResponseStatus: 200, EdgeResponseCompressionRatio: 2, CacheReserveUsed: true },
+  { RayID: 'r2', ClientRequestUserAgent: 'Zürich ✓ 😀 "quoted" \\ back / slash \u2028', EdgeResponseCompressionRatio: 0.1, BotTags: ['a', 'b"c'], BotDetectionIDs: [1, 2] },
+  { RayID: 'r3', ClientRequestPath: 'ctl\u0001\u001f\t\n\r\b\f\u007f', EdgeResponseCompressionRatio: 1e21 },
+  { RayID: 'r4', ClientRequestURI: '/${jndi:ldap}', EdgeResponseCompressionRatio: 1e-7, RequestHeaders: { 'x-a': 'b', 'x-ü': '${x}' } },
+  { RayID: 'r5', EdgeStartTimestamp: '0', BotTags: ['x\u001b'] },
+  { RayID: 'r6', EdgeResponseCompressionRatio: 123456789.125, Cookies: {} },
+  {},
+];
+
+describe('the Logpull fast path', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-ndjson-'));
+  const source = { segments: new LocalSegmentStore(root), engine: new SegmentEngine() };
+  const window = { startNs: BigInt(at) * 1_000_000n, endNs: BigInt(at + 1000) * 1_000_000n };
+
+  before(async () => {
+    const ndjson = path.join(root, receivedFileName(at));
+    fs.writeFileSync(ndjson, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    fs.mkdirSync(path.join(root, zone, '20260502', '10'), { recursive: true });
+    const connection = await source.engine.connect();
+    await source.engine.writeSegment(connection, [{ path: ndjson, receivedMs: at }], path.join(root, zone, '20260502', '10', `${at}-${at}-abc.parquet`), httpRequests);
+    connection.closeSync();
+  });
+  after(() => {
+    source.engine.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const collect = async (pieces: AsyncIterable<string>): Promise<string> => {
+    let text = '';
+    for await (const piece of pieces) text += piece;
+    return text;
+  };
+  const sorted = (text: string) => text.split('\n').sort().join('\n');
+
+  for (const [what, redact] of [['every field', false], ['every field with CVE-2021-44228', true]] as const) {
+    it(`writes ${what} exactly as the job formatter does`, async () => {
+      const output: LogpullOutput = { fields: httpRequests.fields, count: undefined, sample: 1, timestamps: 'unixnano', redact };
+      const fast = await collect(readRetainedNdjson(source, zone, window, output, httpRequests));
+      const formatted = await collect(logpullText(readRetained(source, zone, window, httpRequests.fields), output, httpRequests));
+      assert.equal(fast.split('\n').length, records.length + 1);
+      assert.equal(sorted(fast), sorted(formatted));
+    });
+  }
+
+  it('samples by RayID and caps with count as the formatter path does', async () => {
+    const fields = httpRequests.fields.filter((f) => f.name === 'RayID' || f.name === 'ClientRequestUserAgent');
+    const output: LogpullOutput = { fields, count: 2, sample: 0.5, timestamps: 'unixnano', redact: false };
+    const fast = await collect(readRetainedNdjson(source, zone, window, { ...output, count: undefined }, httpRequests));
+    const formatted = await collect(logpullText(readRetained(source, zone, window, fields), { ...output, count: undefined }, httpRequests));
+    assert.equal(sorted(fast), sorted(formatted));
+    assert.equal((await collect(readRetainedNdjson(source, zone, window, output, httpRequests))).split('\n').filter((l) => l !== '').length, Math.min(2, fast.split('\n').filter((l) => l !== '').length));
+  });
+});
