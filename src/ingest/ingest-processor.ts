@@ -149,23 +149,31 @@ class ChunkBuilder {
   }
 }
 
+/** What a source's events became: the chunks to queue, and what each live session watching the zone kept. */
+export interface PreparedEvents {
+  readonly chunks: readonly ChunkInput[];
+  readonly live: readonly LiveTapOutput[];
+}
+
 /**
  * Prepares events already parsed and checked (a source's lines, routed to one zone) with the zone's plan:
- * custom fields captured, every job's filter, sampler and formatter run, packed into chunks. Mutates the
- * events' records (the captured maps are added to them).
+ * custom fields captured, every job's filter, sampler and formatter run, packed into chunks, and the live
+ * sessions' filters and samplers run. Mutates the events' records (the captured maps are added to them).
  */
-export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): readonly ChunkInput[] {
-  if ((plan.jobs.length === 0 && !plan.retain) || events.length === 0) return [];
-  const builder = new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain);
+export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): PreparedEvents {
+  if ((plan.jobs.length === 0 && !plan.retain && plan.live.length === 0) || events.length === 0) return { chunks: [], live: [] };
+  const builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
+  const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
   for (const event of events) {
     const record = event.record;
     const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
     if (captured !== undefined) Object.assign(record, captured);
     // A source's line is not an ingest line, so a retained event is written from its record.
-    builder.add(record, '', captured);
+    builder?.add(record, '', captured);
+    live?.add(record);
   }
-  builder.close();
-  return builder.chunks;
+  builder?.close();
+  return { chunks: builder?.chunks ?? [], live: live?.outputs() ?? [] };
 }
 
 /**

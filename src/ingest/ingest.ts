@@ -166,7 +166,12 @@ export class Ingestor {
       const plans: Record<string, { planKey: string; plan: PlanSource }> = {};
       for (const zoneId of this.tailZones) {
         const snapshot = await this.snapshots.get(zoneId, httpRequests.id);
-        plans[zoneId] = { planKey: snapshot.planKey, plan: snapshot.plan };
+        // As for a request: nobody watching costs one lookup; a watched zone's plan carries its sessions.
+        const watching = this.live.watching(zoneId, httpRequests.id);
+        plans[zoneId] =
+          watching === undefined
+            ? { planKey: snapshot.planKey, plan: snapshot.plan }
+            : { planKey: `${snapshot.planKey}/live/${watching.key}`, plan: { ...snapshot.plan, live: watching.specs } };
       }
       const result = await this.workers.runTail({ ...task, plans });
       if (result.kind === 'done') return result;
@@ -190,6 +195,7 @@ export class Ingestor {
         if (queued.has(zoneId)) counters.accepted_events += count;
         else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
       }
+      for (const { zoneId, outputs } of prepared.live) this.live.deliver(zoneId, outputs);
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();

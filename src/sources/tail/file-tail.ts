@@ -43,7 +43,7 @@ interface InflightBatch {
 }
 
 /** What moving the position without lines appends: nothing. */
-const nothing: PreparedTail = { kind: 'done', consumed: 0, appends: [], routed: {}, rejected: 0, unknownHost: 0, problems: [], lastProblem: undefined };
+const nothing: PreparedTail = { kind: 'done', consumed: 0, appends: [], live: [], routed: {}, rejected: 0, unknownHost: 0, problems: [], lastProblem: undefined };
 /** Batches read ahead and processed while the one before is appended: one per core, roughly. */
 const pipelineDepth = 3;
 

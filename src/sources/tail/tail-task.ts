@@ -8,6 +8,7 @@ import type { ChunkInput } from '../../queue/queue.ts';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { compileIngestParser, type IngestEvent } from '../../domain/datasets/ingest-event.ts';
 import { prepareEvents } from '../../ingest/ingest-processor.ts';
+import type { LiveTapOutput } from '../../ingest/live-tap.ts';
 import type { PlanCache, PlanSource } from '../../ingest/ingest-task.ts';
 import { lineDecoderFor } from '../formats/line-decoder.ts';
 import type { LineDecoder, SourceFormat } from '../formats/source-format.ts';
@@ -44,6 +45,8 @@ export type TailTaskResult =
       /** Bytes taken by complete lines from `start`. */
       readonly consumed: number;
       readonly appends: readonly { readonly zoneId: string; readonly chunks: readonly ChunkInput[] }[];
+      /** What the live sessions watching each zone kept (Instant Logs), handed to them once the batch is durable. */
+      readonly live: readonly { readonly zoneId: string; readonly outputs: readonly LiveTapOutput[] }[];
       /** Lines routed to each zone (whether or not a job of it kept them). */
       readonly routed: Readonly<Record<string, number>>;
       readonly rejected: number;
@@ -111,13 +114,15 @@ export function runTailTask(task: TailTask, plans: PlanCache, decoders: TailDeco
   const missing = [...byZone.keys()].filter((zoneId) => task.plans[zoneId] === undefined);
   if (missing.length > 0) return { kind: 'needPlans', zoneIds: missing };
   const appends: { zoneId: string; chunks: readonly ChunkInput[] }[] = [];
+  const live: { zoneId: string; outputs: readonly LiveTapOutput[] }[] = [];
   const routed: Record<string, number> = {};
   for (const [zoneId, events] of byZone) {
     const source = task.plans[zoneId];
     if (source === undefined) continue;
     routed[zoneId] = events.length;
-    const chunks = prepareEvents(events, plans.plan(source.planKey, source.plan, httpRequests.id));
-    if (chunks.length > 0) appends.push({ zoneId, chunks });
+    const prepared = prepareEvents(events, plans.plan(source.planKey, source.plan, httpRequests.id));
+    if (prepared.chunks.length > 0) appends.push({ zoneId, chunks: prepared.chunks });
+    if (prepared.live.length > 0) live.push({ zoneId, outputs: prepared.live });
   }
-  return { kind: 'done', consumed: split.consumed, appends, routed, rejected, unknownHost, problems, lastProblem };
+  return { kind: 'done', consumed: split.consumed, appends, live, routed, rejected, unknownHost, problems, lastProblem };
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 import { readRecords, waitFor } from '../../e2e/support/data-plane.ts';
 import { nativeLine, prepareTailNode, type TailNode } from '../support/tail-node.ts';
+import { connectViewer } from '../../support/live-viewer.ts';
 
 const running = new Set<TestApp>();
 after(async () => {
@@ -48,6 +49,36 @@ async function metrics(t: TestApp): Promise<string> {
 }
 
 describe('the file tail', () => {
+  it('shows a zone’s tailed lines to its Instant Logs viewers, filtered, once they are queued', async () => {
+    const node = await prepareTailNode(['alpha.example', 'beta.example'], [{ zone: 'alpha.example', dir: 'alpha', fields: ['RayID'] }]);
+    const file = path.join(node.dataDir, 'access.log');
+    fs.writeFileSync(file, '');
+    const t = await start(node, `native:${file}`);
+    const auth = { email: node.auth.email, key: node.auth.key };
+    const filter = JSON.stringify({ where: { key: 'EdgeResponseStatus', operator: 'geq', value: 500 } });
+    const made = await t.call('POST', `/zones/${node.zones['alpha.example']}/logexport/edge/jobs`, { body: { fields: 'RayID,EdgeResponseStatus', filter }, auth });
+    assert.equal(made.status, 200, made.text);
+    const viewer = await connectViewer(made.body.result.destination_conf);
+    try {
+      append(file, [
+        nativeLine('ok-1', 'alpha.example'),
+        nativeLine('err-1', 'www.alpha.example', { EdgeResponseStatus: 502 }),
+        nativeLine('err-beta', 'beta.example', { EdgeResponseStatus: 503 }),
+        nativeLine('err-2', 'alpha.example', { EdgeResponseStatus: 500 }),
+      ]);
+      await viewer.until('the two failing alpha requests', () => viewer.records.length >= 2);
+      await waitForRayIds(node, 'alpha', 3);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(viewer.records.map((r) => JSON.parse(r)), [
+        { RayID: 'err-1', EdgeResponseStatus: 502 },
+        { RayID: 'err-2', EdgeResponseStatus: 500 },
+      ]);
+    } finally {
+      await viewer.close();
+      await stop(t);
+    }
+  });
+
   it('routes lines by host to their zones, counts unknown hosts and bad lines, and resumes after a restart without repeating', async () => {
     const node = await prepareTailNode(['alpha.example', 'beta.example'], [
       { zone: 'alpha.example', dir: 'alpha', fields: ['RayID', 'ClientRequestHost'] },
