@@ -62,6 +62,13 @@ describe('Logpull through the official client', () => {
     const bad = await t.call('POST', `/zones/${zoneId}/logs/control/retention/flag`, { body: { flag: 'yes' }, auth: owner });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.errors[0].source.pointer, '/flag');
+    // The change is in the audit log, as the official client reads it; the refused one is not.
+    const entries = await client.user.auditLogs.list({ action: { type: 'retention.update' } });
+    // The client's AuditLog type has no zone; logexport's entries carry one (docs/security.md).
+    const mine = entries.result.filter((e) => (e as { zone?: { id: string } | null }).zone?.id === zoneId);
+    assert.equal(mine.length, 1);
+    assert.deepEqual(JSON.parse(String(mine[0]?.newValue)), { flag: true });
+    assert.equal(mine[0]?.actor?.email, owner.email);
   });
 
   it('retains what arrives while the flag is on and answers by receive time, start inclusive and end exclusive', async () => {

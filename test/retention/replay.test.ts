@@ -88,6 +88,9 @@ describe('replaying a job over a retained window', () => {
     assert.equal(progress.events_read, events);
     assert.equal(progress.exported, expected.length);
     assert.equal(progress.objects_written, Math.ceil(expected.length / 1000));
+    const audit = await t.call('GET', '/user/audit_logs?action.type=job.replay', { auth: owner });
+    assert.equal(audit.status, 200, audit.text);
+    assert.ok(audit.body.result.some((e: { zone: { id: string } | null }) => e.zone?.id === zoneId), 'the replay is in the audit log');
     const root = path.join(t.config.exportRoot, 'replayed');
     const files = filesUnder(root);
     assert.equal(files.length, Math.ceil(expected.length / 1000));

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { compileJobPlan } from '../../ingest/job-plan.ts';
 import { parseLogpullTime } from '../../retention/logpull-query.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { success } from '../envelope.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
 import { bodyObject, jobIdOf, rejectUnknownKeys } from '../request-input.ts';
@@ -39,6 +40,12 @@ export function replayRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const plan = compileJobPlan(job, { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes });
     if (!plan.ok) throw new AppError('replayInvalid', plan.error);
     if (deps.retention.replays.isRunning(job.id)) throw new AppError('replayRunning', undefined, 5);
+    // A replay runs in memory: its entry is written first, so none runs unrecorded.
+    await auditZoneChange(deps.store, deps.clock, await zoneAuditOf(request, deps.store, zone), {
+      action: 'job.replay',
+      resource: { type: 'logexport.job', id: String(job.id) },
+      newValue: { start: String(body.start), end: String(body.end), destination_conf: job.destinationConf },
+    });
     return success(deps.retention.replays.start(job, plan.value, { startNs: start, endNs: end }));
   });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { appError } from '../../core/app-error.ts';
+import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { success } from '../envelope.ts';
 import { zoneOf, type ApiDeps } from '../request-context.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
@@ -22,9 +23,18 @@ export function retentionFlagRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (typeof body.flag !== 'boolean') throw appError('invalidInput', 'flag must be true or false', '/flag');
     const flag = body.flag;
     const was = await deps.store.getRetentionFlag(zone.id);
+    const audit = await zoneAuditOf(request, deps.store, zone);
     if (flag && !was) await deps.retention.beforeEnable(zone.id);
     try {
-      await deps.store.setRetentionFlag(zone.id, flag, new Date(deps.clock.now()).toISOString());
+      await deps.store.transaction(async (tx) => {
+        await tx.setRetentionFlag(zone.id, flag, new Date(deps.clock.now()).toISOString());
+        await auditZoneChange(tx, deps.clock, audit, {
+          action: 'retention.update',
+          resource: { type: 'logs.retention', id: zone.id },
+          oldValue: { flag: was },
+          newValue: { flag },
+        });
+      });
     } catch (error) {
       // A consumer nobody reads would hold the zone's events in the queue: it goes with the failed change.
       if (flag && !was) await deps.retention.afterDisable(zone.id).catch(() => {});
