@@ -9,7 +9,8 @@
  * Two throughputs are measured in each phase: events per second of wall time, and events per CPU second of
  * the node (all its threads). The node is CPU-bound under this load, so the second is the throughput it
  * would reach with the cores to itself; on a shared machine the wall rate mostly measures the neighbours.
- * The target holds when either measure meets it, and both are printed.
+ * The target is judged on the wall-time ratios, as the target says; the per-CPU ones are printed beside them
+ * to tell the code's cost from the neighbours' on a shared machine.
  */
 import { WebSocket } from 'ws';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
@@ -117,8 +118,8 @@ export async function targetLive(report: TargetReport): Promise<void> {
     const ratio = (xs: { wall: number; cpu: number }[], key: 'wall' | 'cpu') => median(xs.map((x, i) => x[key] / (rates.none[i]?.[key] ?? x[key])));
     const live = { wall: ratio(rates.live, 'wall'), cpu: ratio(rates.live, 'cpu') };
     const stalled = { wall: ratio(rates.stalled, 'wall'), cpu: ratio(rates.stalled, 'cpu') };
-    const liveHolds = Math.max(live.wall, live.cpu) >= 0.95;
-    const stalledHolds = Math.max(stalled.wall, stalled.cpu) >= 0.9;
+    const liveHolds = live.wall >= 0.95;
+    const stalledHolds = stalled.wall >= 0.9;
     report.verdict(
       '9',
       liveHolds && stalledHolds,
