@@ -3,7 +3,7 @@
  * zstd-compressed Parquet sorted by receive time, and streaming SELECTs over a window's segments. DuckDB
  * works on its own threads, so building a segment does not hold up the event loop (ingest, delivery).
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { readJsonColumns, receivedColumn, sqlIdentifier, sqlString } from './segment-schema.ts';
 
@@ -32,7 +32,9 @@ export class SegmentEngine {
 
   /** A new connection; one per writer or reader, since a connection runs one statement at a time. */
   async connect(): Promise<DuckDBConnection> {
-    this.instance ??= DuckDBInstance.create(':memory:', { threads: String(this.threads) });
+    // DuckDB's native library (~40 MB resident) is loaded when a segment is first written or read, so a node
+    // whose zones retain nothing never pays for it.
+    this.instance ??= import('@duckdb/node-api').then(({ DuckDBInstance: Instance }) => Instance.create(':memory:', { threads: String(this.threads) }));
     return (await this.instance).connect();
   }
 

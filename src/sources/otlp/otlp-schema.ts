@@ -5,7 +5,7 @@
  * few messages logexport uses, and holds the protobufjs writer for the one message the package lacks
  * (`google.rpc.Status`).
  */
-import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
+import { createRequire } from 'node:module';
 import protobuf from 'protobufjs/minimal.js';
 
 /** A 64-bit integer as protobufjs decodes it (a `Long`), or a number when it fits. */
@@ -76,15 +76,25 @@ interface GeneratedRoot {
   };
 }
 
-// Taken once at load: the generated code registers itself in protobufjs's shared default root, where
-// another copy of the schema loaded later would replace it.
-const logsV1 = (generatedRoot as unknown as GeneratedRoot).opentelemetry.proto.collector.logs.v1;
+const requireFromHere = createRequire(import.meta.url);
+let loaded: GeneratedRoot['opentelemetry']['proto']['collector']['logs']['v1'] | undefined;
+
+/**
+ * The generated messages, loaded at the first OTLP request: the schema costs every thread that loads it
+ * ~14 MB resident, which a node that never receives OTLP (and its ingest workers) should not pay. Taken once,
+ * right after loading: the generated code registers itself in protobufjs's shared default root, where
+ * another copy of the schema loaded later would replace it.
+ */
+function logsV1(): GeneratedRoot['opentelemetry']['proto']['collector']['logs']['v1'] {
+  loaded ??= (requireFromHere('@opentelemetry/otlp-transformer/build/src/generated/root.js') as GeneratedRoot).opentelemetry.proto.collector.logs.v1;
+  return loaded;
+}
 
 /** Decodes protobuf bytes; throws on bytes that are not the message. */
-export const decodeLogsRequestMessage = (bytes: Uint8Array): DecodedLogsRequest => logsV1.ExportLogsServiceRequest.decode(bytes);
+export const decodeLogsRequestMessage = (bytes: Uint8Array): DecodedLogsRequest => logsV1().ExportLogsServiceRequest.decode(bytes);
 
 /** Encodes the response message. */
-export const encodeLogsResponseMessage = (response: LogsResponse): Uint8Array => logsV1.ExportLogsServiceResponse.encode(response).finish();
+export const encodeLogsResponseMessage = (response: LogsResponse): Uint8Array => logsV1().ExportLogsServiceResponse.encode(response).finish();
 
 /**
  * Encodes a `google.rpc.Status` (`code` = field 1, int32; `message` = field 2, string), the body of an
