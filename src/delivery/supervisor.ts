@@ -8,6 +8,7 @@ import type { FilterLimits } from '../domain/filters/parse-filter.ts';
 import type { Job, Store } from '../store/store.ts';
 import type { CounterRegistry } from './counter-registry.ts';
 import { compileJobPlan } from '../ingest/job-plan.ts';
+import { CoalescedRuns } from '../core/coalesced-runs.ts';
 import type { Logger } from '../core/logger.ts';
 import { JobRunner, type RunnerDeps } from './job-runner.ts';
 
@@ -29,9 +30,10 @@ function runKey(job: Job): string {
 export class Supervisor {
   private readonly deps: SupervisorDeps;
   private readonly runners = new Map<number, { runner: JobRunner; key: string }>();
-  private syncing: Promise<void> = Promise.resolve();
-  private pending = false;
   private stopped = false;
+  private readonly syncs = new CoalescedRuns(() =>
+    this.sync().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not bring the job runners up to date; will retry on the next change.')),
+  );
 
   constructor(deps: SupervisorDeps) {
     this.deps = deps;
@@ -44,15 +46,7 @@ export class Supervisor {
 
   /** Schedules a comparison of jobs and runners; calls close together are merged into one. */
   requestSync(): Promise<void> {
-    if (this.stopped) return this.syncing;
-    if (!this.pending) {
-      this.pending = true;
-      this.syncing = this.syncing.then(async () => {
-        this.pending = false;
-        await this.sync().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not bring the job runners up to date; will retry on the next change.'));
-      });
-    }
-    return this.syncing;
+    return this.stopped ? this.syncs.idle() : this.syncs.request();
   }
 
   /** The jobs this node runs now. */
@@ -98,7 +92,7 @@ export class Supervisor {
   /** Stops every runner: each delivers what it holds until the deadline (ms since the epoch). */
   async stop(deadlineMs: number): Promise<void> {
     this.stopped = true;
-    await this.syncing;
+    await this.syncs.idle();
     const runners = [...this.runners.values()];
     this.runners.clear();
     await Promise.all(runners.map((entry) => entry.runner.stop('drain', deadlineMs)));

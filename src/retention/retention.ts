@@ -6,6 +6,7 @@
  */
 import type { AppConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
+import { CoalescedRuns } from '../core/coalesced-runs.ts';
 import type { Logger } from '../core/logger.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
@@ -43,9 +44,10 @@ export class Retention implements RetainedSource {
   private readonly deps: RetentionDeps;
   private readonly workDir: string;
   private readonly writers = new Map<string, RetentionWriter>();
-  private syncing: Promise<void> = Promise.resolve();
-  private pending = false;
   private stopped = false;
+  private readonly syncs = new CoalescedRuns(() =>
+    this.sync().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not bring the retention writers up to date; will retry on the next change.')),
+  );
   private expiryTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -94,15 +96,7 @@ export class Retention implements RetainedSource {
 
   /** Compares the zones with the flag on with the writers; calls close together are merged. */
   requestSync(): Promise<void> {
-    if (this.stopped) return this.syncing;
-    if (!this.pending) {
-      this.pending = true;
-      this.syncing = this.syncing.then(async () => {
-        this.pending = false;
-        await this.sync().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not bring the retention writers up to date; will retry on the next change.'));
-      });
-    }
-    return this.syncing;
+    return this.stopped ? this.syncs.idle() : this.syncs.request();
   }
 
   private async sync(): Promise<void> {
@@ -140,7 +134,7 @@ export class Retention implements RetainedSource {
 
   private async stopNow(): Promise<void> {
     this.stopped = true;
-    await this.syncing;
+    await this.syncs.idle();
     await this.replays.stop();
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     const writers = [...this.writers.values()];
