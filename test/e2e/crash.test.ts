@@ -7,25 +7,18 @@
  */
 import { after, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createUser, createZone } from '../../src/accounts/accounts.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { consumerNameOf, streamOf } from '../../src/delivery/job-runner.ts';
 import { openEmbeddedQueue } from '../../src/queue/embedded/embedded-queue.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { event, ndjson, startReceiver, waitFor, type Receiver } from './support/data-plane.ts';
+import { killAllServed, serveNode, type ServedNode } from '../support/served-node.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const children = new Set<ChildProcess>();
-
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+after(killAllServed);
 
 /** A data directory holding a user, a zone and one enabled job that posts to `destination`. */
 interface Setup {
@@ -73,48 +66,11 @@ async function prepare(destination: string, limits: { records: number; intervalS
   }
 }
 
-/** A running `logexport serve`. */
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Served = ServedNode;
 
-/** Starts `node bin/logexport.mjs serve` on a free port and waits for the line that gives its address. */
-async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/logexport.mjs'), 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LOGEXPORT_DATA_DIR: dataDir,
-      LOGEXPORT_PORT: '0',
-      LOGEXPORT_LOG_LEVEL: 'info',
-      LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`logexport did not start within 30 s: ${stderr}`)), 30_000);
-    createInterface({ input: child.stdout ?? assert.fail('no stdout') }).on('line', (line) => {
-      const m = /is serving the API at (http:\/\/[^\s"/]+)\/client\/v4/.exec(line);
-      if (m?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`logexport exited (${code ?? signal}) before it served: ${stderr}`));
-    });
-  });
-  return { child, url, exited };
+/** A node on the data directory, allowed to deliver to the receiver on loopback. */
+function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
+  return serveNode(dataDir, { LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true', ...env });
 }
 
 async function kill(served: Served, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -7,53 +7,21 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createUser, createZone } from '../../src/accounts/accounts.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import { openEmbeddedQueue } from '../../src/queue/embedded/embedded-queue.ts';
 import { retentionConsumer, retentionStreamOf } from '../../src/retention/retention-writer.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { retentionBody } from '../support/retention-events.ts';
+import { killAllServed, serveNode, type ServedNode } from '../support/served-node.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const children = new Set<ChildProcess>();
-after(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+after(killAllServed);
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<unknown>;
-}
-
-async function serve(dataDir: string): Promise<Served> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/logexport.mjs'), 'serve'], {
-    cwd: root,
-    env: { ...process.env, LOGEXPORT_DATA_DIR: dataDir, LOGEXPORT_PORT: '0', LOGEXPORT_LOG_LEVEL: 'info', LOGEXPORT_RETENTION_FLUSH: '50ms' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`logexport did not start within 30 s: ${stderr}`)), 30_000);
-    createInterface({ input: child.stdout ?? assert.fail('no stdout') }).on('line', (line) => {
-      const m = /is serving the API at (http:\/\/[^\s"/]+)\/client\/v4/.exec(line);
-      if (m?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exited.then(() => reject(new Error(`logexport exited before it served: ${stderr}`)));
-  });
-  return { child, url, exited };
+function serve(dataDir: string): Promise<ServedNode> {
+  return serveNode(dataDir, { LOGEXPORT_RETENTION_FLUSH: '50ms' });
 }
 
 describe('SIGKILL while retained segments are built', () => {

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { readRecords, waitFor } from './support/data-plane.ts';
 import { nativeLine, prepareTailNode } from '../sources/support/tail-node.ts';
-import { killAllServed, serveNode } from '../sources/support/served-node.ts';
+import { killAllServed, serveNode } from '../support/served-node.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

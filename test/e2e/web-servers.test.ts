@@ -13,7 +13,7 @@ import path from 'node:path';
 import { readRecords, waitFor } from './support/data-plane.ts';
 import { binaryAvailable } from '../support/services.ts';
 import { prepareTailNode, type TailNode } from '../sources/support/tail-node.ts';
-import { killAllServed, serveNode, type ServedNode } from '../sources/support/served-node.ts';
+import { killAllServed, serveNode, type ServedNode } from '../support/served-node.ts';
 import { caddyBinary, nginxBinary, njsModule, send, startCaddy, startNginx, startOrigin, type WebServer } from '../sources/support/web-servers.ts';
 
 const available = binaryAvailable('nginx', nginxBinary) && binaryAvailable('the njs module of nginx', njsModule) && binaryAvailable('caddy', caddyBinary);

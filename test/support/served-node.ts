@@ -1,5 +1,5 @@
 /**
- * A real `logexport serve` process for the source tests: started on a free port with the given settings, and
+ * A real `logexport serve` process for the end-to-end tests: started on a free port with the given settings, and
  * killed with any signal (SIGKILL to test crashes).
  */
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const children = new Set<ChildProcess>();
 
 /** Kills every process still running (call from `after`). */
