@@ -6,6 +6,7 @@
  * with its own destination connection, and never touches the job's queue position. One per job at a time;
  * progress is kept by the node that runs it.
  */
+import type { ReplayProgress } from '../domain/jobs/replay-progress.ts';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Logger } from '../core/logger.ts';
@@ -17,23 +18,6 @@ import type { Job } from '../store/store.ts';
 import { readRetained, type ReceiveWindow, type RetainedSource } from './retained-reader.ts';
 
 const gzip = promisify(zlib.gzip);
-
-/** How a replay stands, as `GET …/jobs/{id}/replay` shows it. */
-export interface ReplayProgress {
-  readonly job_id: number;
-  /** The window, RFC 3339: start inclusive, end exclusive. */
-  readonly start: string;
-  readonly end: string;
-  readonly status: 'running' | 'done' | 'error';
-  /** Retained events of the window read so far. */
-  readonly events_read: number;
-  /** Events the job's filter and sampling kept, written into objects. */
-  readonly exported: number;
-  readonly objects_written: number;
-  readonly error: string | null;
-  readonly started_at: string;
-  readonly finished_at: string | null;
-}
 
 /** What replays need from the node. */
 export interface ReplayDeps {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
-import type { ReplayProgress } from '../api/replay.ts';
+import type { ReplayProgress } from '../../../src/domain/jobs/replay-progress.ts';
 
 const pollMs = 1000;
 
