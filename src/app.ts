@@ -88,6 +88,12 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     // The queue opens before the server whose logger reports its background errors.
     const logRef: { current?: FastifyInstance['log'] } = {};
     const logError = (error: unknown) => logRef.current?.error({ err: error }, 'The queue reported an error.');
+    // For the parts built before the server: their lines go to its logger once it exists.
+    const deferredLog: Logger = {
+      info: (obj, msg) => logRef.current?.info(obj, msg),
+      warn: (obj, msg) => logRef.current?.warn(obj, msg),
+      error: (obj, msg) => logRef.current?.error(obj, msg),
+    };
     const nodeId = `${os.hostname()}:${config.port}:${config.dataDir}`;
     const queue = await openQueue(config.queue, {
       replayWindowMs: config.replayWindowMs,
@@ -123,7 +129,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     );
     let accepting = true;
 
-    // Its log lines go to the server's logger, which exists once the server is built.
     const destinationDeps = { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock };
     const retention = new Retention({
       config,
@@ -131,23 +136,20 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       queue,
       store,
       clock,
-      log: {
-        info: (obj, msg) => logRef.current?.info(obj, msg),
-        warn: (obj, msg) => logRef.current?.warn(obj, msg),
-        error: (obj, msg) => logRef.current?.error(obj, msg),
-      },
+      log: deferredLog,
       ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
     });
     closers.push(() => retention.stop());
 
+    // Routing by host for the sources: read before the server answers, stopped after it closes.
+    const zoneDirectory = new ZoneDirectory(store, deferredLog);
     const supervisorRef: { current?: Supervisor } = {};
-    const zoneDirectoryRef: { current?: ZoneDirectory } = {};
     const tailsRef: { current?: TailSources } = {};
     const zoneChanged = (zoneId: string) => {
       store.invalidateZone(zoneId);
       snapshots.invalidate(zoneId);
       void supervisorRef.current?.requestSync();
-      void zoneDirectoryRef.current?.refresh();
+      void zoneDirectory.refresh();
       void retention.requestSync();
     };
 
@@ -173,14 +175,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       },
     };
 
-    // Routing by host for the sources: read before the server answers, stopped after it closes. Its log
-    // lines go to the server's logger, which exists once the server is built.
-    const directoryLog: Logger = {
-      info: (obj, msg) => logRef.current?.info(obj, msg),
-      warn: (obj, msg) => logRef.current?.warn(obj, msg),
-      error: (obj, msg) => logRef.current?.error(obj, msg),
-    };
-    const zoneDirectory = new ZoneDirectory(store, directoryLog);
     const server = buildServer({
       config,
       store,
@@ -232,7 +226,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     pruneTimer.unref();
 
     await zoneDirectory.start();
-    zoneDirectoryRef.current = zoneDirectory;
     closers.push(() => zoneDirectory.stop());
     // Sources route by host through the zone directory, and hand their events to ingest like a request.
     const tails = await TailSources.start({ specs: config.tail, queue, sink: ingestor, zones: zoneDirectory, maxPendingBytes: config.queueMaxPendingBytes, log });
@@ -267,7 +260,6 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
           await server.close();
-          await zoneDirectory.stop();
           await closeAll();
         })();
         return stopping;

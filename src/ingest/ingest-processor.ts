@@ -156,24 +156,49 @@ export interface PreparedEvents {
 }
 
 /**
- * Prepares events already parsed and checked (a source's lines, routed to one zone) with the zone's plan:
- * custom fields captured, every job's filter, sampler and formatter run, packed into chunks, and the live
- * sessions' filters and samplers run. Mutates the events' records (the captured maps are added to them).
+ * The per-event work of a plan, whatever the events came from: custom fields captured once, then every
+ * job's filter, sampler and formatter (and the retained copy) into chunks, and the live sessions' taps.
+ */
+class EventPreparation {
+  private readonly capture: CapturePlan;
+  private readonly builder: ChunkBuilder | undefined;
+  private readonly live: LiveCollector | undefined;
+  /** Nothing to prepare: no enabled job, retention off, nobody watching. */
+  readonly idle: boolean;
+
+  constructor(plan: IngestPlan) {
+    this.capture = plan.capture;
+    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
+    this.live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
+    this.idle = this.builder === undefined && this.live === undefined;
+  }
+
+  /** Prepares one checked event; `line` is its ingest line (empty for a source's, whose retained copy is written from the record). */
+  add(event: IngestEvent, line: string): void {
+    const record = event.record;
+    const captured = this.capture.isEmpty ? undefined : captureCustomFields(this.capture, event.rawRequestHeaders, event.rawResponseHeaders);
+    if (captured !== undefined) Object.assign(record, captured);
+    this.builder?.add(record, line, captured);
+    this.live?.add(record);
+  }
+
+  finish(): PreparedEvents {
+    this.builder?.close();
+    return { chunks: this.builder?.chunks ?? [], live: this.live?.outputs() ?? [] };
+  }
+}
+
+const nothingPrepared: PreparedEvents = { chunks: [], live: [] };
+
+/**
+ * Prepares events already parsed and checked (a source's lines, routed to one zone) with the zone's plan.
+ * Mutates the events' records (the captured maps are added to them).
  */
 export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): PreparedEvents {
-  if ((plan.jobs.length === 0 && !plan.retain && plan.live.length === 0) || events.length === 0) return { chunks: [], live: [] };
-  const builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
-  const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
-  for (const event of events) {
-    const record = event.record;
-    const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
-    if (captured !== undefined) Object.assign(record, captured);
-    // A source's line is not an ingest line, so a retained event is written from its record.
-    builder?.add(record, '', captured);
-    live?.add(record);
-  }
-  builder?.close();
-  return { chunks: builder?.chunks ?? [], live: live?.outputs() ?? [] };
+  const preparation = new EventPreparation(plan);
+  if (preparation.idle || events.length === 0) return nothingPrepared;
+  for (const event of events) preparation.add(event, '');
+  return preparation.finish();
 }
 
 /**
@@ -181,8 +206,7 @@ export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan):
  * events (nothing to queue, nothing to show).
  */
 export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse'): IngestOutcome {
-  const builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
-  const live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
+  const preparation = new EventPreparation(plan);
   const skip = badLinesDo === 'skip';
   const skippedLines: number[] = [];
   const problems: ErrorDetail[] = [];
@@ -206,21 +230,15 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     }
     accepted += 1;
     // After the first bad line the request is refused, so only checking goes on.
-    if ((builder === undefined && live === undefined) || badLines > 0) continue;
-    const event = result.value;
-    const record = event.record;
-    const captured = plan.capture.isEmpty ? undefined : captureCustomFields(plan.capture, event.rawRequestHeaders, event.rawResponseHeaders);
-    if (captured !== undefined) Object.assign(record, captured);
-    builder?.add(record, line, captured);
-    live?.add(record);
+    if (preparation.idle || badLines > 0) continue;
+    preparation.add(result.value, line);
   }
   if (badLines > 0) {
     if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });
     return { ok: false, problems };
   }
-  builder?.close();
-  const liveOutputs = live?.outputs() ?? [];
-  if (skip) return { ok: true, accepted, chunks: builder?.chunks ?? [], live: liveOutputs, skipped: { lines: skippedLines, problems } };
+  const { chunks, live } = preparation.finish();
+  if (skip) return { ok: true, accepted, chunks, live, skipped: { lines: skippedLines, problems } };
   if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
-  return { ok: true, accepted, chunks: builder?.chunks ?? [], live: liveOutputs };
+  return { ok: true, accepted, chunks, live };
 }

@@ -165,13 +165,7 @@ export class Ingestor {
     for (let attempt = 0; ; attempt++) {
       const plans: Record<string, { planKey: string; plan: PlanSource }> = {};
       for (const zoneId of this.tailZones) {
-        const snapshot = await this.snapshots.get(zoneId, httpRequests.id);
-        // As for a request: nobody watching costs one lookup; a watched zone's plan carries its sessions.
-        const watching = this.live.watching(zoneId, httpRequests.id);
-        plans[zoneId] =
-          watching === undefined
-            ? { planKey: snapshot.planKey, plan: snapshot.plan }
-            : { planKey: `${snapshot.planKey}/live/${watching.key}`, plan: { ...snapshot.plan, live: watching.specs } };
+        plans[zoneId] = this.withLiveSessions(zoneId, httpRequests.id, await this.snapshots.get(zoneId, httpRequests.id));
       }
       const result = await this.workers.runTail({ ...task, plans });
       if (result.kind === 'done') return result;
@@ -185,8 +179,7 @@ export class Ingestor {
    * resolves once both are durable. Lines of a zone with no enabled job are counted as dropped (`no_job`).
    */
   async appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
-    this.inFlight += 1;
-    try {
+    await this.tracked(async () => {
       const appends: StreamAppend[] = prepared.appends.map((append) => ({ stream: { zoneId: append.zoneId, dataset: httpRequests.id }, chunks: append.chunks }));
       await this.queue.appendFromSource(appends, checkpoint, batchId);
       const queued = new Set(prepared.appends.map((append) => append.zoneId));
@@ -196,18 +189,20 @@ export class Ingestor {
         else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
       }
       for (const { zoneId, outputs } of prepared.live) this.live.deliver(zoneId, outputs);
-    } finally {
-      this.inFlight -= 1;
-      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    }
+    });
+  }
+
+  /** A zone's plan with the live sessions watching it: nobody watching costs one lookup; sessions get a key of their own. */
+  private withLiveSessions(zoneId: string, dataset: string, snapshot: { readonly planKey: string; readonly plan: PlanSource }): { planKey: string; plan: PlanSource } {
+    const watching = this.live.watching(zoneId, dataset);
+    if (watching === undefined) return { planKey: snapshot.planKey, plan: snapshot.plan };
+    return { planKey: `${snapshot.planKey}/live/${watching.key}`, plan: { ...snapshot.plan, live: watching.specs } };
   }
 
   private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
     const counters = this.countersOf(zoneId);
     counters.requests += 1;
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
-    // Nobody watching costs one map lookup; a watched zone's plan carries its sessions under its own key.
-    const watching = this.live.watching(zoneId, dataset.id);
     const result = await this.workers.run({
       dataset: dataset.id,
       body: body.bytes,
@@ -215,8 +210,7 @@ export class Ingestor {
       limitBytes: body.limitBytes,
       ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
       ...(body.format === undefined ? {} : { format: body.format }),
-      planKey: watching === undefined ? snapshot.planKey : `${snapshot.planKey}/live/${watching.key}`,
-      plan: watching === undefined ? snapshot.plan : { ...snapshot.plan, live: watching.specs },
+      ...this.withLiveSessions(zoneId, dataset.id, snapshot),
     });
     if (!result.ok) {
       counters.rejected_requests += 1;
