@@ -336,7 +336,7 @@ export function describeQueueContract(name: string, open: () => Promise<QueueUnd
     });
 
     it('a source append stores chunks on several streams and its checkpoint together, and a checkpoint alone', async () => {
-      const other: StreamKey = { zoneId: `${stream.zoneId.slice(0, -1)}f`, dataset: stream.dataset };
+      const other: StreamKey = { zoneId: randomBytes(16).toString('hex'), dataset: stream.dataset };
       await queue.resetConsumer(stream, 'job');
       await queue.resetConsumer(other, 'job');
       await queue.appendFromSource(
