@@ -6,14 +6,14 @@
  * are long enough.
  */
 import type { ErrorDetail } from '../core/app-error.ts';
-import type { EventRecord } from '../domain/datasets/event-record.ts';
+import { utf8Bytes, utf8Lengths } from '../core/utf8-bytes.ts';
 import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
-import { encodeChunk, eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
+import { encodeChunk, eventStatus, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
-import { retainedText } from './retained-text.ts';
+import { RetainedSection, type RequestBody } from './retained-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
 
@@ -66,38 +66,32 @@ export const chunkMaxEvents = 20_000;
 /** An answer names at most this many bad lines, then says how many more there were. */
 const maxReportedLines = 100;
 
-/** Every event of a chunk, kept: the statuses of the retained section. */
-const allKept = new Uint8Array(chunkMaxEvents).fill(eventStatus.kept);
-
 class ChunkBuilder {
   private readonly jobs: readonly PreparedJob[];
   private readonly gzipLevel: number;
-  private readonly retain: boolean;
+  /** Each event whole, while the zone retains its events. */
+  private readonly retained: RetainedSection | undefined;
+  private readonly body: RequestBody | undefined;
   private statuses: Uint8Array[];
   private records: string[][];
-  /** Each event whole, as canonical JSON, while the zone retains its events. */
-  private retained: string[] = [];
   private events = 0;
   private chars = 0;
-  private retainedChars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retain: boolean) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retain: boolean, body: RequestBody | undefined) {
     this.jobs = jobs;
     this.gzipLevel = gzipLevel;
-    this.retain = retain;
+    this.retained = retain ? new RetainedSection() : undefined;
+    this.body = body;
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
 
-  /** Adds an event: its record after capture, and for retention its request line and what capture added. */
-  add(record: EventRecord, line: string, captured: object | undefined): void {
+  /** Adds an event: its record after capture, what capture added, and where its line is in the body (for retention). */
+  add(event: IngestEvent, captured: object | undefined, start: number, end: number): void {
+    const record = event.record;
     const index = this.events;
-    if (this.retain) {
-      const text = retainedText(line, record, captured);
-      this.retained.push(text);
-      this.retainedChars += text.length;
-    }
+    this.retained?.add(record, captured, this.body, start, end, event.timestampsAsSent === true);
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;
@@ -111,7 +105,7 @@ class ChunkBuilder {
       }
     }
     this.events += 1;
-    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes || this.retainedChars >= retainedChunkTargetBytes) this.close();
+    if (this.events >= chunkMaxEvents || this.chars >= chunkTargetBytes || (this.retained?.size ?? 0) >= retainedChunkTargetBytes) this.close();
   }
 
   close(): void {
@@ -119,33 +113,23 @@ class ChunkBuilder {
     const sections: SectionInput[] = this.jobs.map((job, j) => {
       const records = this.records[j] as string[];
       const delimiter = job.formatter.recordDelimiter;
+      const joined = records.join(delimiter);
+      const text = utf8Bytes(joined);
       return {
         jobId: job.jobId,
         statuses: this.statuses[j] as Uint8Array,
-        recordLengths: records.map((r) => Buffer.byteLength(r, 'utf8')),
+        recordLengths: utf8Lengths(records, text.length === joined.length),
         delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
-        text: Buffer.from(records.join(delimiter), 'utf8'),
+        text,
       };
     });
-    if (this.retain) {
-      sections.push({
-        jobId: retainedSectionId,
-        statuses: allKept,
-        recordLengths: this.retained.map((r) => Buffer.byteLength(r, 'utf8')),
-        delimiterLength: 1,
-        text: Buffer.from(this.retained.join('\n'), 'utf8'),
-        // The retention writer reads it once; the fastest level keeps ingest's share of the work small.
-        level: 1,
-      });
-    }
+    if (this.retained !== undefined) sections.push(this.retained.take(this.body));
     const payload = encodeChunk(this.events, sections, this.gzipLevel);
     this.chunks.push({ payload, count: this.events });
     this.statuses = this.jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = this.jobs.map(() => []);
-    this.retained = [];
     this.events = 0;
     this.chars = 0;
-    this.retainedChars = 0;
   }
 }
 
@@ -166,19 +150,22 @@ class EventPreparation {
   /** Nothing to prepare: no enabled job, retention off, nobody watching. */
   readonly idle: boolean;
 
-  constructor(plan: IngestPlan) {
+  constructor(plan: IngestPlan, body?: RequestBody) {
     this.capture = plan.capture;
-    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain) : undefined;
+    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain, body) : undefined;
     this.live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
     this.idle = this.builder === undefined && this.live === undefined;
   }
 
-  /** Prepares one checked event; `line` is its ingest line (empty for a source's, whose retained copy is written from the record). */
-  add(event: IngestEvent, line: string): void {
+  /**
+   * Prepares one checked event; its line is at [start, end) of the request body (a source's events have no
+   * body, and their retained copy is written from the record).
+   */
+  add(event: IngestEvent, start = 0, end = 0): void {
     const record = event.record;
     const captured = this.capture.isEmpty ? undefined : captureCustomFields(this.capture, event.rawRequestHeaders, event.rawResponseHeaders);
     if (captured !== undefined) Object.assign(record, captured);
-    this.builder?.add(record, line, captured);
+    this.builder?.add(event, captured, start, end);
     this.live?.add(record);
   }
 
@@ -197,16 +184,17 @@ const nothingPrepared: PreparedEvents = { chunks: [], live: [] };
 export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): PreparedEvents {
   const preparation = new EventPreparation(plan);
   if (preparation.idle || events.length === 0) return nothingPrepared;
-  for (const event of events) preparation.add(event, '');
+  for (const event of events) preparation.add(event);
   return preparation.finish();
 }
 
 /**
  * Processes one request body; with no enabled job, retention off and no live session it only checks the
- * events (nothing to queue, nothing to show).
+ * events (nothing to queue, nothing to show). `body` is the bytes `text` was decoded from, which the
+ * retained copy of an event takes its line from.
  */
-export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse'): IngestOutcome {
-  const preparation = new EventPreparation(plan);
+export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse', body?: RequestBody): IngestOutcome {
+  const preparation = new EventPreparation(plan, body);
   const skip = badLinesDo === 'skip';
   const skippedLines: number[] = [];
   const problems: ErrorDetail[] = [];
@@ -218,6 +206,7 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     lineNumber += 1;
+    const lineStart = start;
     const line = text.slice(start, end);
     start = end + 1;
     if (isBlankIngestLine(line)) continue;
@@ -231,7 +220,7 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     accepted += 1;
     // After the first bad line the request is refused, so only checking goes on.
     if (preparation.idle || badLines > 0) continue;
-    preparation.add(result.value, line);
+    preparation.add(result.value, lineStart, end);
   }
   if (badLines > 0) {
     if (badLines > problems.length) problems.push({ message: `and ${badLines - problems.length} more bad lines` });

@@ -129,14 +129,17 @@ export function compileIngestPlan(source: PlanSource, datasetId: string): Ingest
   return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain };
 }
 
-/** The body as text; undefined when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1. */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
+/**
+ * The body as text, and whether it is ASCII (its characters then sit at the offsets of its bytes); undefined
+ * when it is not UTF-8. ASCII (the usual case) decodes fastest as latin1.
+ */
+function decodeUtf8(bytes: Uint8Array): { readonly text: string; readonly ascii: boolean } | undefined {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (isAscii(buffer)) return buffer.toString('latin1');
+  if (isAscii(buffer)) return { text: buffer.toString('latin1'), ascii: true };
   if (!isUtf8(buffer)) return undefined;
   // A byte order mark is not part of the first line.
   const text = buffer.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, ascii: false };
 }
 
 /** Runs one task. */
@@ -155,9 +158,10 @@ export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
     }
   }
   if (task.format?.kind === 'otlp') return runOtlpTask(task, task.format, raw, parse, cache);
-  const text = decodeUtf8(raw);
-  if (text === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
-  const outcome = processIngestText(text, parse, cache.plan(task.planKey, task.plan, task.dataset), task.badLines);
+  const decoded = decodeUtf8(raw);
+  if (decoded === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
+  const plan = cache.plan(task.planKey, task.plan, task.dataset);
+  const outcome = processIngestText(decoded.text, parse, plan, task.badLines, { bytes: raw, ascii: decoded.ascii });
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   // Identifies the request's content, so a retried request is stored once where the queue can tell.
   const dedupeKey = createHash('sha256').update(raw).digest('hex');

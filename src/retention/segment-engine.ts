@@ -43,11 +43,16 @@ export class SegmentEngine {
    * at the time its name carries (`receivedFileName`), which becomes the `_received_ms` column.
    */
   async writeSegment(connection: DuckDBConnection, inputs: readonly ReceivedNdjson[], parquetPath: string, dataset: Dataset): Promise<void> {
-    const files = inputs.map((i) => sqlString(i.path)).join(', ');
+    // DuckDB keeps the order of the files and of their lines (its insertion order is preserved), so files
+    // listed by receive time give rows sorted by it without an ORDER BY, which cost a third of the work.
+    const files = [...inputs]
+      .sort((a, b) => a.receivedMs - b.receivedMs)
+      .map((i) => sqlString(i.path))
+      .join(', ');
     const source = `read_json([${files}], format='newline_delimited', columns=${readJsonColumns(dataset)}, filename='_file')`;
     const received = `CAST(regexp_extract(_file, 'received-(\\d+)\\.ndjson$', 1) AS BIGINT) AS ${sqlIdentifier(receivedColumn)}`;
     await connection.run(
-      `COPY (SELECT ${received}, * EXCLUDE (_file) FROM ${source} ORDER BY ${sqlIdentifier(receivedColumn)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
+      `COPY (SELECT ${received}, * EXCLUDE (_file) FROM ${source}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
     );
   }
 

@@ -13,7 +13,7 @@ import { customFieldNames } from './http-requests.ts';
 import type { Dataset, DatasetField } from './http-requests.ts';
 import { defaultIngestLimits } from './ingest-limits.ts';
 import type { IngestLimits } from './ingest-limits.ts';
-import { normalizeTimestamp } from './ingest-timestamp.ts';
+import { normalizeTimestamp, type TimestampText } from './ingest-timestamp.ts';
 import { checkRawHeaders, rawRequestHeadersKey, rawResponseHeadersKey } from './raw-headers.ts';
 import type { RawHeaders } from './raw-headers.ts';
 
@@ -22,6 +22,11 @@ export interface IngestEvent {
   readonly record: Record<string, unknown>;
   readonly rawRequestHeaders: RawHeaders;
   readonly rawResponseHeaders: RawHeaders;
+  /**
+   * Whether the line writes every timestamp in its canonical form (digits of Unix nanoseconds), so the
+   * line's text, read as JSON, is the record plus the raw headers. Absent: not known.
+   */
+  readonly timestampsAsSent?: boolean;
 }
 
 /** Parses one line against a compiled dataset; the error is one sentence without the line number. */
@@ -45,6 +50,8 @@ interface CompiledDataset {
 }
 
 const noHeaders: RawHeaders = Object.freeze([]);
+/** What normalizeTimestamp says of the text of the timestamp it read last (parsing is synchronous, so one will do). */
+const timestampText: TimestampText = { asSent: false };
 
 /** Builds the per-dataset rule map once, and returns the line parser that uses it. */
 export function compileIngestParser(dataset: Dataset, limits: IngestLimits = defaultIngestLimits): IngestLineParser {
@@ -124,6 +131,7 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
   // newest key cheaply, while deleting any other key turns the object into a slow dictionary, which
   // would make every later read of the record slower too. Raw headers usually come last in a line.
   let removed: string[] | undefined;
+  let timestampsAsSent = true;
   for (const key in event) {
     const rule = rules[key];
     if (rule === undefined) return err(unknownFieldMessage(key, compiled.spellings));
@@ -156,8 +164,9 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
         problem = checkNumberObject(value, rule.name, limits);
         break;
       case 'timestamp': {
-        const nanos = normalizeTimestamp(value, rule, line, hasNestedKey(event, rule.name, compiled.objectFields));
+        const nanos = normalizeTimestamp(value, rule, line, hasNestedKey(event, rule.name, compiled.objectFields), timestampText);
         if (!nanos.ok) return nanos;
+        timestampsAsSent &&= timestampText.asSent;
         event[key] = nanos.value;
         break;
       }
@@ -176,7 +185,7 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
     if (problem !== undefined) return err(problem);
   }
   if (removed !== undefined) for (let i = removed.length - 1; i >= 0; i--) delete event[removed[i] as string];
-  return ok({ record: event, rawRequestHeaders, rawResponseHeaders });
+  return ok({ record: event, rawRequestHeaders, rawResponseHeaders, timestampsAsSent });
 }
 
 /** Whether an object field of the event (`JA4Signals`) also has the key `name`, so its text appears nested too. */

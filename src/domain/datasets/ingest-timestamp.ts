@@ -14,23 +14,33 @@ const timestampForms = 'integer Unix nanoseconds or an RFC 3339 date-time such a
 /** Longest digit string taken as nanoseconds; longer ones are past the range anyway, and not worth converting. */
 const maxNanosDigits = 40;
 
+/** Whether the line writes a timestamp as its canonical digits already; filled in by normalizeTimestamp. */
+export interface TimestampText {
+  asSent: boolean;
+}
+
 /**
  * Turns a timestamp value (nanoseconds as a number or digit string, or RFC 3339) into canonical nanosecond digits.
  * `rule.needle` is the key's JSON text (quotes included), by which the exact digits of a number above 2^53
  * are found in `line`, the JSON text the value was parsed from; `nested` says an object field holds the key too.
+ * `text.asSent` says whether the line's text of the value is those digits already (a string of them, or a
+ * bare number literal of them), so that the line, read as JSON, gives the canonical value.
  */
 export function normalizeTimestamp(
   value: unknown,
   rule: { readonly name: string; readonly needle: string },
   line: string,
   nested: boolean,
+  text: TimestampText = { asSent: false },
 ): Result<string, string> {
   const name = rule.name;
-  if (typeof value === 'number') return nanosFromNumber(value, rule, line, nested);
+  text.asSent = false;
+  if (typeof value === 'number') return nanosFromNumber(value, rule, line, nested, text);
   if (typeof value !== 'string') return err(`"${name}" must be ${timestampForms}, got ${describeJson(value)}`);
   if (isDigits(value)) {
     if (value.length > maxNanosDigits) return err(afterRangeMessage(name));
     const digits = withoutLeadingZeros(value);
+    text.asSent = digits === value;
     return exceedsMaxTimestampNanos(digits) ? err(afterRangeMessage(name)) : ok(digits);
   }
   const parsed = parseRfc3339Nanos(value);
@@ -68,10 +78,12 @@ function nanosFromNumber(
   { name, needle }: { readonly name: string; readonly needle: string },
   line: string,
   nested: boolean,
+  text: TimestampText,
 ): Result<string, string> {
   if (value < 0) return err(`"${name}" must not be negative, got ${String(value)}`);
   // Also catches Infinity, which JSON.parse gives for literals such as 1e400.
   if (!(value <= maxTimestampDouble)) return err(afterRangeMessage(name));
+  // (The literal of a small integer is not looked up: such timestamps are before April 1970.)
   if (Number.isSafeInteger(value)) return ok(String(value));
   if (!Number.isInteger(value)) return err(`"${name}" must be a whole number of nanoseconds, got ${String(value)}`);
   // Above 2^53 the double has lost digits: take them from the line's text instead.
@@ -83,6 +95,7 @@ function nanosFromNumber(
     const shown = literal.length > 48 ? `${literal.slice(0, 48)}…` : literal;
     return err(`"${name}" must be a whole number of nanoseconds, got ${shown}`);
   }
+  text.asSent = literal === digits;
   return exceedsMaxTimestampNanos(digits) ? err(afterRangeMessage(name)) : ok(digits);
 }
 
