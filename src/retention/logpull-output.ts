@@ -4,6 +4,7 @@
  * plan, so Logpull and export jobs write values alike. `sample` keeps records by the same RayID hash jobs
  * use (deterministic); `count` caps the records written after sampling.
  */
+import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
 import { resolveOutputPlan } from '../domain/jobs/output-options.ts';
@@ -14,8 +15,8 @@ import type { LogpullOutput } from './logpull-query.ts';
 /** Text handed to the response at a time, at least (fewer, larger writes). */
 const writeBytes = 256 * 1024;
 
-/** The NDJSON text of the records, in pieces, honouring `sample` and `count`. */
-export async function* logpullText(records: AsyncIterable<readonly EventRecord[]>, output: LogpullOutput, dataset: Dataset): AsyncGenerator<string> {
+/** The NDJSON bytes of the records, in pieces, honouring `sample` and `count`. */
+export async function* logpullText(records: AsyncIterable<readonly EventRecord[]>, output: LogpullOutput, dataset: Dataset): AsyncGenerator<Buffer> {
   const plan = resolveOutputPlan({ fieldNames: output.fields.map((f) => f.name), timestampFormat: output.timestamps, redactCve202144228: output.redact }, null);
   const formatter = compileFormatter(plan, dataset);
   const sampler = compileSampler(output.sample);
@@ -28,10 +29,10 @@ export async function* logpullText(records: AsyncIterable<readonly EventRecord[]
       if (--left <= 0) break;
     }
     if (text.length >= writeBytes || left <= 0) {
-      yield text;
+      yield utf8Bytes(text);
       text = '';
     }
     if (left <= 0) return;
   }
-  if (text !== '') yield text;
+  if (text !== '') yield utf8Bytes(text);
 }

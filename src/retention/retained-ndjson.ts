@@ -8,6 +8,8 @@
  * byte for byte as the formatter's. Used for `timestamps=unixnano` (the default); other formats go through
  * the formatter for every record (logpull-output.ts).
  */
+import type { DuckDBBlobVector } from '@duckdb/node-api';
+import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { Dataset, DatasetField } from '../domain/datasets/http-requests.ts';
 import { resolveOutputPlan } from '../domain/jobs/output-options.ts';
 import { compileFormatter } from '../ingest/stages/format.ts';
@@ -30,9 +32,9 @@ function valueSql(field: DatasetField): string {
     case 'string[]':
     case 'int[]':
       return `to_json(${column})::VARCHAR`;
-    // Integral doubles as integers (JavaScript writes 2, DuckDB 2.0); the rest are checked by safeSql.
+    // Integral doubles as integers (JavaScript writes 2, DuckDB 2.0), when they fit; the rest are checked by safeSql.
     case 'float':
-      return `CASE WHEN ${column} = round(${column}) THEN CAST(CAST(${column} AS BIGINT) AS VARCHAR) ELSE to_json(${column})::VARCHAR END`;
+      return `CASE WHEN abs(${column}) < 1e15 AND ${column} = round(${column}) THEN CAST(CAST(${column} AS BIGINT) AS VARCHAR) ELSE to_json(${column})::VARCHAR END`;
     // Canonical nanosecond digits, written bare; the JSON text the pipeline captured, as it is.
     case 'timestamp':
     case 'object':
@@ -40,18 +42,19 @@ function valueSql(field: DatasetField): string {
   }
 }
 
-/** Whether DuckDB's text for the field is certainly JSON.stringify's. */
+/**
+ * Whether DuckDB's text for the field is certainly JSON.stringify's, beyond what the line check covers (NULL
+ * when nothing more is needed). Strings are checked on the whole line instead (`lineSafe`).
+ */
 function safeSql(field: DatasetField): string | undefined {
   const column = sqlIdentifier(field.name);
   switch (field.type) {
-    case 'string':
-    case 'string[]':
-      // Control characters are escaped as \u00XX with upper-case hex by DuckDB, lower-case by JavaScript.
-      return `NOT contains(to_json(${column})::VARCHAR, '\\u00')`;
     case 'float':
       return `abs(${column}) < 1e15 AND (${column} = round(${column}) OR abs(${column}) >= 1e-6)`;
     case 'timestamp':
       return `regexp_full_match(${column}, '0|[1-9][0-9]*')`;
+    case 'string':
+    case 'string[]':
     case 'int':
     case 'bool':
     case 'int[]':
@@ -60,22 +63,37 @@ function safeSql(field: DatasetField): string | undefined {
   }
 }
 
-/** The SELECT of the fast path: the line when safe, otherwise the whole record as JSON; and the RayID. */
-export function ndjsonSelect(fields: readonly DatasetField[], redact: boolean): string {
+/**
+ * Control characters in strings are escaped as \u00XX with upper-case hex by DuckDB, lower-case by
+ * JavaScript: a line holding `\u00` anywhere goes to the formatter. (Text that merely holds a backslash
+ * before `u00` is sent there too, needlessly but correctly.) One search of the line costs far less than
+ * writing every string field's JSON a second time to look at it.
+ */
+const lineSafe = `NOT contains(_line, '\\u00')`;
+
+/**
+ * The query of the fast path over `from` rows matching `where`: the line's UTF-8 bytes when DuckDB's text
+ * is certainly the formatter's, otherwise the whole record as JSON; and the RayID.
+ */
+export function ndjsonQuery(fields: readonly DatasetField[], redact: boolean, from: string, where: string): string {
   const parts: string[] = [];
   fields.forEach((field, i) => parts.push(sqlString(`${i === 0 ? '{' : ','}${JSON.stringify(field.name)}:`), `coalesce(${valueSql(field)}, 'null')`));
   let line = fields.length === 0 ? `'{}\n'` : `concat(${parts.join(', ')}, '}\n')`;
   if (redact) line = `replace(${line}, '\${', 'x{')`;
-  const checks = fields.flatMap((field) => {
-    const check = safeSql(field);
-    return check === undefined ? [] : [`(${sqlIdentifier(field.name)} IS NULL OR ${check})`];
-  });
-  const safe = checks.length === 0 ? 'true' : checks.join(' AND ');
+  const checks = [
+    lineSafe,
+    ...fields.flatMap((field) => {
+      const check = safeSql(field);
+      return check === undefined ? [] : [`(${sqlIdentifier(field.name)} IS NULL OR ${check})`];
+    }),
+  ];
+  const safe = checks.join(' AND ');
   const record = fields.length === 0 ? `'{}'` : `to_json(struct_pack(${fields.map((f) => `${sqlIdentifier(f.name)} := ${sqlIdentifier(f.name)}`).join(', ')}))::VARCHAR`;
-  return `CASE WHEN ${safe} THEN ${line} END AS line, CASE WHEN NOT (${safe}) THEN ${record} END AS record, "RayID" AS ray`;
+  const inner = `SELECT *, ${line} AS _line FROM ${from} WHERE ${where}`;
+  return `SELECT CASE WHEN ${safe} THEN encode(_line) END AS line, CASE WHEN NOT (${safe}) THEN ${record} END AS record, "RayID" AS ray FROM (${inner})`;
 }
 
-/** The window's records as NDJSON text, in pieces, honouring `sample` and `count` (timestamps: unixnano). */
+/** The window's records as NDJSON bytes, in pieces, honouring `sample` and `count` (timestamps: unixnano). */
 export async function* readRetainedNdjson(
   source: RetainedSource,
   zoneId: string,
@@ -83,7 +101,7 @@ export async function* readRetainedNdjson(
   output: LogpullOutput,
   dataset: Dataset,
   only?: { readonly rayId: string },
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer> {
   const keys = await segmentsOfWindow(source.segments, zoneId, window);
   if (keys.length === 0) return;
   const plan = resolveOutputPlan({ fieldNames: output.fields.map((f) => f.name), timestampFormat: 'unixnano', redactCve202144228: output.redact }, null);
@@ -94,45 +112,53 @@ export async function* readRetainedNdjson(
   const connection = await source.engine.connect();
   try {
     for (const key of keys) opened.push(await source.segments.open(key));
-    const result = await connection.stream(
-      `SELECT ${ndjsonSelect(output.fields, output.redact)} FROM read_parquet([${opened.map((o) => sqlString(o.path)).join(', ')}]) WHERE ${windowCondition(window, only)}`,
-    );
-    let text = '';
-    for (;;) {
+    const from = `read_parquet([${opened.map((o) => sqlString(o.path)).join(', ')}])`;
+    const result = await connection.stream(ndjsonQuery(output.fields, output.redact, from, windowCondition(window, only)));
+    const pieces = new PieceWriter();
+    while (left > 0) {
       const chunk = await result.fetchChunk();
       if (chunk === null || chunk.rowCount === 0) break;
-      const lines = chunk.getColumnValues(0);
-      // The usual case, every row written and every line DuckDB's: joined at once.
-      if (threshold === Number.POSITIVE_INFINITY && lines.length <= left && lines.every((l) => typeof l === 'string')) {
-        text += (lines as string[]).join('');
-        left -= lines.length;
-        if (text.length >= writeBytes) {
-          yield text;
-          text = '';
-        }
-        continue;
-      }
-      const records = chunk.getColumnValues(1);
-      const rays = chunk.getColumnValues(2);
-      for (let r = 0; r < lines.length && left > 0; r++) {
+      // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
+      const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
+      const records = chunk.getColumnVector(1);
+      const rays = chunk.getColumnVector(2);
+      for (let r = 0; r < chunk.rowCount && left > 0; r++) {
         if (threshold !== Number.POSITIVE_INFINITY) {
-          const ray = rays[r];
+          const ray = rays.getItem(r);
           if (fnv1a32(typeof ray === 'string' ? ray : '') >= threshold) continue;
         }
-        const line = lines[r];
-        if (typeof line === 'string') text += line;
-        else text += formatter.format(JSON.parse(String(records[r])) as Record<string, unknown>);
+        const line = lines.getItemBytes(r);
+        if (line !== null) pieces.add(line);
+        else pieces.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
         left -= 1;
       }
-      if (text.length >= writeBytes || left <= 0) {
-        yield text;
-        text = '';
-      }
-      if (left <= 0) return;
+      const piece = pieces.take(writeBytes);
+      if (piece !== undefined) yield piece;
     }
-    if (text !== '') yield text;
+    const rest = pieces.take(0);
+    if (rest !== undefined) yield rest;
   } finally {
     connection.closeSync();
     for (const segment of opened) await segment.release();
+  }
+}
+
+/** Bytes gathered until there are enough to hand to the response at once. */
+class PieceWriter {
+  private parts: Uint8Array[] = [];
+  private bytes = 0;
+
+  add(part: Uint8Array): void {
+    this.parts.push(part);
+    this.bytes += part.byteLength;
+  }
+
+  /** What was gathered, once it is at least `atLeast` bytes (and not empty); undefined otherwise. */
+  take(atLeast: number): Buffer | undefined {
+    if (this.bytes === 0 || this.bytes < atLeast) return undefined;
+    const piece = Buffer.concat(this.parts, this.bytes);
+    this.parts = [];
+    this.bytes = 0;
+    return piece;
   }
 }

@@ -24,6 +24,8 @@ const records: Record<string, unknown>[] = [
   { RayID: 'r4', ClientRequestURI: '/${jndi:ldap}', EdgeResponseCompressionRatio: 1e-7, RequestHeaders: { 'x-a': 'b', 'x-ü': '${x}' } },
   { RayID: 'r5', EdgeStartTimestamp: '0', BotTags: ['x\u001b'] },
   { RayID: 'r6', EdgeResponseCompressionRatio: 123456789.125, Cookies: {} },
+  // Text that only looks like an escape: the line goes to the formatter, and reads the same.
+  { RayID: 'r7', ClientRequestPath: '/a\\u0041', EdgeResponseCompressionRatio: -3 },
   {},
 ];
 
@@ -45,10 +47,10 @@ describe('the Logpull fast path', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const collect = async (pieces: AsyncIterable<string>): Promise<string> => {
-    let text = '';
-    for await (const piece of pieces) text += piece;
-    return text;
+  const collect = async (pieces: AsyncIterable<Buffer>): Promise<string> => {
+    const parts: Buffer[] = [];
+    for await (const piece of pieces) parts.push(piece);
+    return Buffer.concat(parts).toString('utf8');
   };
   const sorted = (text: string) => text.split('\n').sort().join('\n');
 

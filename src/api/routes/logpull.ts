@@ -20,13 +20,13 @@ function fieldsToRead(output: LogpullOutput): readonly DatasetField[] {
  * The answer's text: DuckDB writes the lines for Unix-nanosecond timestamps (retained-ndjson.ts); other
  * timestamp formats go through the job formatter record by record.
  */
-function answerText(deps: ApiDeps, zoneId: string, window: ReceiveWindow, output: LogpullOutput, only?: { readonly rayId: string }): AsyncIterable<string> {
+function answerText(deps: ApiDeps, zoneId: string, window: ReceiveWindow, output: LogpullOutput, only?: { readonly rayId: string }): AsyncIterable<Buffer> {
   if (output.timestamps === 'unixnano') return readRetainedNdjson(deps.retention.source, zoneId, window, output, httpRequests, only);
   return logpullText(readRetained(deps.retention.source, zoneId, window, fieldsToRead(output), only), output, httpRequests);
 }
 
 /** Streams NDJSON, gzip-compressed when the client accepts it; a failure mid-way ends the connection. */
-function sendNdjson(request: FastifyRequest, reply: FastifyReply, pieces: AsyncIterable<string>): FastifyReply {
+function sendNdjson(request: FastifyRequest, reply: FastifyReply, pieces: AsyncIterable<Buffer>): FastifyReply {
   const text = Readable.from(pieces);
   const accepts = request.headers['accept-encoding'];
   const gzip = typeof accepts === 'string' && /\bgzip\b/.test(accepts);
