@@ -59,7 +59,9 @@ export async function startNodeUnderTest(
   // A node sharing another's store (PostgreSQL) shares its user and zone too.
   const user = options.reuse === undefined ? cli('users', 'create', '--email', 'bench@example.com') : { email: options.reuse.auth['x-auth-email'], api_key: options.reuse.auth['x-auth-key'] };
   const zone = options.reuse === undefined ? cli('zones', 'create', '--email', 'bench@example.com', '--name', 'bench.example.com') : { id: options.reuse.zoneId };
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--port', '0', '--log-level', 'info'], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_ARGS adds Node flags to every node under test (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its time goes).
+  const extraArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, bin, 'serve', '--port', '0', '--log-level', 'info'], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the node did not start: ${out}`)), 30_000);

@@ -142,8 +142,9 @@ export interface PreparedEvents {
 /**
  * The per-event work of a plan, whatever the events came from: custom fields captured once, then every
  * job's filter, sampler and formatter (and the retained copy) into chunks, and the live sessions' taps.
+ * Events are added one by one as they are parsed (a parsed event is garbage once added), then `finish`.
  */
-class EventPreparation {
+export class EventPreparation {
   private readonly capture: CapturePlan;
   private readonly builder: ChunkBuilder | undefined;
   private readonly live: LiveCollector | undefined;
@@ -173,19 +174,6 @@ class EventPreparation {
     this.builder?.close();
     return { chunks: this.builder?.chunks ?? [], live: this.live?.outputs() ?? [] };
   }
-}
-
-const nothingPrepared: PreparedEvents = { chunks: [], live: [] };
-
-/**
- * Prepares events already parsed and checked (a source's lines, routed to one zone) with the zone's plan.
- * Mutates the events' records (the captured maps are added to them).
- */
-export function prepareEvents(events: readonly IngestEvent[], plan: IngestPlan): PreparedEvents {
-  const preparation = new EventPreparation(plan);
-  if (preparation.idle || events.length === 0) return nothingPrepared;
-  for (const event of events) preparation.add(event);
-  return preparation.finish();
 }
 
 /**

@@ -28,6 +28,15 @@ export interface SplitResult {
  */
 export function splitLines(bytes: Buffer, start: number, maxLineBytes: number, final = false): SplitResult {
   const lines: ReadLine[] = [];
+  const consumed = forEachLine(bytes, start, maxLineBytes, final, (line) => lines.push(line));
+  return { lines, consumed };
+}
+
+/**
+ * Hands each complete line of `bytes` to `visit` as it is found, so that only one line's text is held at
+ * a time; answers the bytes the lines took (as splitLines).
+ */
+export function forEachLine(bytes: Buffer, start: number, maxLineBytes: number, final: boolean, visit: (line: ReadLine) => void): number {
   const ascii = isAscii(bytes);
   let at = 0;
   while (at < bytes.length) {
@@ -40,15 +49,15 @@ export function splitLines(bytes: Buffer, start: number, maxLineBytes: number, f
     if (textEnd > at && bytes[textEnd - 1] === 0x0d) textEnd -= 1;
     const length = textEnd - at;
     if (length > maxLineBytes) {
-      lines.push({ text: '', offset: start + at, notUtf8: false, oversize: true });
+      visit({ text: '', offset: start + at, notUtf8: false, oversize: true });
     } else if (ascii) {
-      lines.push({ text: bytes.toString('latin1', at, textEnd), offset: start + at, notUtf8: false, oversize: false });
+      visit({ text: bytes.toString('latin1', at, textEnd), offset: start + at, notUtf8: false, oversize: false });
     } else {
       const slice = bytes.subarray(at, textEnd);
       const valid = isUtf8(slice);
-      lines.push({ text: valid ? slice.toString('utf8') : '', offset: start + at, notUtf8: !valid, oversize: false });
+      visit({ text: valid ? slice.toString('utf8') : '', offset: start + at, notUtf8: !valid, oversize: false });
     }
     at = end + 1;
   }
-  return { lines, consumed: Math.min(at, bytes.length) };
+  return Math.min(at, bytes.length);
 }
