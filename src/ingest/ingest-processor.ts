@@ -6,7 +6,7 @@
  * are long enough.
  */
 import type { ErrorDetail } from '../core/app-error.ts';
-import { utf8Bytes, utf8Lengths } from '../core/utf8-bytes.ts';
+import { joinUtf8 } from '../core/utf8-bytes.ts';
 import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
@@ -111,16 +111,14 @@ class ChunkBuilder {
   close(): void {
     if (this.events === 0) return;
     const sections: SectionInput[] = this.jobs.map((job, j) => {
-      const records = this.records[j] as string[];
       const delimiter = job.formatter.recordDelimiter;
-      const joined = records.join(delimiter);
-      const text = utf8Bytes(joined);
+      const joined = joinUtf8(this.records[j] as string[], delimiter);
       return {
         jobId: job.jobId,
         statuses: this.statuses[j] as Uint8Array,
-        recordLengths: utf8Lengths(records, text.length === joined.length),
+        recordLengths: joined.lengths,
         delimiterLength: Buffer.byteLength(delimiter, 'utf8'),
-        text,
+        text: joined.bytes,
       };
     });
     if (this.retained !== undefined) sections.push(this.retained.take(this.body));
