@@ -30,7 +30,14 @@ export interface IngestEvent {
 }
 
 /** Parses one line against a compiled dataset; the error is one sentence without the line number. */
-export type IngestLineParser = (line: string) => Result<IngestEvent, string>;
+export interface IngestLineParser {
+  (line: string): Result<IngestEvent, string>;
+  /**
+   * Checks an event object a source built itself (mapping its own format), exactly as a parsed line is
+   * checked, and in place: what a line would cost to write and parse again is saved.
+   */
+  readonly check: (event: Record<string, unknown>) => Result<IngestEvent, string>;
+}
 
 /** How the value of one key of an ingest line is checked; built once per dataset. */
 type FieldRule =
@@ -68,7 +75,7 @@ export function compileIngestParser(dataset: Dataset, limits: IngestLimits = def
   const ruleTable = Object.create(null) as Record<string, FieldRule | undefined>;
   for (const [name, rule] of rules) ruleTable[name] = rule;
   const compiled: CompiledDataset = { rules: ruleTable, spellings, objectFields, limits };
-  return (line) => parseWith(compiled, line);
+  return Object.assign((line: string) => parseWith(compiled, line), { check: (event: Record<string, unknown>) => checkWith(compiled, event, '') });
 }
 
 function ruleFor(field: DatasetField): FieldRule {
@@ -121,9 +128,16 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return err(`the line must be a JSON object, got ${describeJson(parsed)}`);
   }
-  // The parsed object becomes the record in place (nulls and raw headers deleted, timestamps rewritten):
+  return checkWith(compiled, parsed as Record<string, unknown>, line);
+}
+
+/**
+ * Checks an event object; `line` is the JSON text it was parsed from (empty for an object built otherwise),
+ * where the exact digits of a timestamp number above 2^53 are found.
+ */
+function checkWith(compiled: CompiledDataset, event: Record<string, unknown>, line: string): Result<IngestEvent, string> {
+  // The object becomes the record in place (nulls and raw headers deleted, timestamps rewritten):
   // copying every field into a fresh object would cost about as much again as the JSON.parse.
-  const event = parsed as Record<string, unknown>;
   const { rules, limits } = compiled;
   let rawRequestHeaders = noHeaders;
   let rawResponseHeaders = noHeaders;
@@ -185,7 +199,8 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
     if (problem !== undefined) return err(problem);
   }
   if (removed !== undefined) for (let i = removed.length - 1; i >= 0; i--) delete event[removed[i] as string];
-  return ok({ record: event, rawRequestHeaders, rawResponseHeaders, timestampsAsSent });
+  // An object built by a source has no line its timestamps could be as sent in.
+  return ok({ record: event, rawRequestHeaders, rawResponseHeaders, timestampsAsSent: timestampsAsSent && line !== '' });
 }
 
 /** Whether an object field of the event (`JA4Signals`) also has the key `name`, so its text appears nested too. */

@@ -185,6 +185,6 @@ export function caddyDecoder(parse: IngestLineParser): LineDecoder {
   return (line, origin) => {
     const event = caddyEntryToEvent(line, origin);
     if (!event.ok) return event;
-    return parse(JSON.stringify(event.value));
+    return parse.check(event.value);
   };
 }
