@@ -6,8 +6,6 @@
  * target numbers), BENCH_NODE_ARGS (Node flags for every node under test, e.g. `--cpu-prof`).
  */
 import { spawn } from 'node:child_process';
-// @ts-expect-error -- plain JavaScript without types
-import { buildBundle, isBundleFresh } from '../bin/server-bundle.mjs';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -25,10 +23,6 @@ import { targetTail } from './target-7-tail.ts';
 import type { BenchContext } from './bench-context.ts';
 import { targetRetention } from './target-10-retention.ts';
 import { targetLogpull } from './target-11-logpull.ts';
-
-// Nodes under test run the built server, as `npm start` does; an edit since the last build would otherwise be
-// measured through the TypeScript loader, a different and slower program.
-if (!isBundleFresh()) await buildBundle();
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
