@@ -506,6 +506,8 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     await filters.getByRole('button', { name: 'Apply filters' }).click();
     const rows = table.locator('tbody tr');
     await rows.filter({ hasNotText: 'job.delete' }).first().waitFor({ state: 'detached' });
+    // The table may be empty for a moment while the filtered page loads: wait for its row too.
+    await rows.filter({ hasText: 'job.delete' }).first().waitFor();
     assert.equal(await rows.count(), 1);
     const row = rows.first();
     assert.match((await row.textContent()) ?? '', /job\.delete.*Succeeded.*ada@example\.com.*example\.com/s);
