@@ -6,8 +6,9 @@
  * serialising the record again: the copy costs a fraction of a microsecond, a `JSON.stringify` of the
  * record and the encoding of its text many. The writer reads only dataset fields, so the raw header arrays
  * the line also carries are ignored there. Other events (no body bytes to copy, a timestamp rewritten) are
- * kept as the record's JSON. The section is stored as it is, not compressed: compressing a kilobyte and a
- * half per event would cost ingest several times what the rest of retention does. Pure.
+ * kept as the record's JSON. The section is compressed at the fastest level: stored as it is, it cost the
+ * queue more (writing, syncing and reading back a kilobyte and a half more per event) than the compression
+ * costs here. Pure.
  */
 import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
@@ -42,10 +43,6 @@ export class RetainedSection {
   private textEnds: number[] = [];
   /** Bytes held so far (characters for texts: about as many). */
   size = 0;
-
-  get events(): number {
-    return this.starts.length;
-  }
 
   /**
    * Adds an event: its line at [start, end) of `body` when the line is canonical and the body is ASCII,
@@ -131,8 +128,7 @@ export class RetainedSection {
     this.texts = '';
     this.textEnds = [];
     this.size = 0;
-    // The writer reads it once, and whole: compressing it here would cost more than all the rest of retention.
-    // The text is a view of the scratch buffer, valid until the next `take`: the chunk copies it at once.
+    // The text is a view of the scratch buffer, valid until the next `take`: the chunk compresses it at once.
     return { jobId: retainedSectionId, statuses: new Uint8Array(count).fill(eventStatus.kept), recordLengths, delimiterLength: 1, text: out, level: 1 };
   }
 }
