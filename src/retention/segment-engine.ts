@@ -44,7 +44,7 @@ export class SegmentEngine {
    */
   async writeSegment(connection: DuckDBConnection, inputs: readonly ReceivedNdjson[], parquetPath: string, dataset: Dataset): Promise<void> {
     // DuckDB keeps the order of the files and of their lines (its insertion order is preserved), so files
-    // listed by receive time give rows sorted by it without an ORDER BY, which cost a third of the work.
+    // listed by receive time give rows sorted by it without an ORDER BY, which cost up to a third of the work.
     const files = [...inputs]
       .sort((a, b) => a.receivedMs - b.receivedMs)
       .map((i) => sqlString(i.path))
