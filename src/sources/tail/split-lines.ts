@@ -15,26 +15,12 @@ export interface ReadLine {
   readonly oversize: boolean;
 }
 
-/** The complete lines of `bytes` (read at file offset `start`), and how many bytes they took. */
-export interface SplitResult {
-  readonly lines: readonly ReadLine[];
-  /** Bytes taken by the lines, newlines included; the rest is a partial line. */
-  readonly consumed: number;
-}
-
 /**
- * Splits `bytes` at newlines. With `final`, a last line without a newline counts as complete (the file was
- * rotated away and will not grow). A line longer than `maxLineBytes` is returned marked `oversize`.
- */
-export function splitLines(bytes: Buffer, start: number, maxLineBytes: number, final = false): SplitResult {
-  const lines: ReadLine[] = [];
-  const consumed = forEachLine(bytes, start, maxLineBytes, final, (line) => lines.push(line));
-  return { lines, consumed };
-}
-
-/**
- * Hands each complete line of `bytes` to `visit` as it is found, so that only one line's text is held at
- * a time; answers the bytes the lines took (as splitLines).
+ * Splits `bytes` (read at file offset `start`) at newlines, handing each complete line to `visit` as it
+ * is found, so that only one line's text is held at a time; answers the bytes the lines took, newlines
+ * included (the rest is a partial line). With `final`, a last line without a newline counts as complete
+ * (the file was rotated away and will not grow). A line longer than `maxLineBytes` is handed over marked
+ * `oversize`.
  */
 export function forEachLine(bytes: Buffer, start: number, maxLineBytes: number, final: boolean, visit: (line: ReadLine) => void): number {
   const ascii = isAscii(bytes);

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { splitLines } from '../../../src/sources/tail/split-lines.ts';
+import { forEachLine, type ReadLine } from '../../../src/sources/tail/split-lines.ts';
 import { parseTailSpecs } from '../../../src/sources/tail/tail-spec.ts';
 import { decodeTailState, emptyTailState, encodeTailState } from '../../../src/sources/tail/tail-status.ts';
 
@@ -36,6 +36,13 @@ describe('LOGEXPORT_TAIL', () => {
     });
   }
 });
+
+/** The lines forEachLine hands over, and the bytes it says they took. */
+function splitLines(bytes: Buffer, start: number, maxLineBytes: number, final = false): { lines: ReadLine[]; consumed: number } {
+  const lines: ReadLine[] = [];
+  const consumed = forEachLine(bytes, start, maxLineBytes, final, (line) => lines.push(line));
+  return { lines, consumed };
+}
 
 describe('splitting lines', () => {
   it('gives complete lines with their offsets and leaves a partial one', () => {
