@@ -74,53 +74,52 @@ export class RetainedSection {
     this.size += text.length + 1;
   }
 
-  /** The section of the events added since the last `take`, joined by newlines, stored as it is. */
+  /** The section of the events added since the last `take`, joined by newlines. */
   take(body: RequestBody | undefined): SectionInput {
     const count = this.starts.length;
     const texts = utf8Bytes(this.texts);
-    // ASCII (the usual case): a character's offset is its byte's; otherwise each part is encoded again.
+    // ASCII (the usual case): a character's offset is its byte's; otherwise each part is encoded on its own.
     const ascii = texts.length === this.texts.length;
     const source = body?.bytes ?? empty;
+    // Per event: its part of `texts` as bytes, and whether its line (if any) is an empty object.
+    const parts: Uint8Array[] = new Array<Uint8Array>(count);
+    const emptyLines: boolean[] = new Array<boolean>(count);
     const recordLengths: number[] = new Array<number>(count);
     let total = count - 1;
     let textStart = 0;
     for (let i = 0; i < count; i++) {
       const start = this.starts[i] as number;
+      const end = this.ends[i] as number;
       const textEnd = this.textEnds[i] as number;
-      const textLength = ascii ? textEnd - textStart : Buffer.byteLength(this.texts.slice(textStart, textEnd), 'utf8');
+      const part = textEnd === textStart ? empty : ascii ? texts.subarray(textStart, textEnd) : Buffer.from(this.texts.slice(textStart, textEnd), 'utf8');
       textStart = textEnd;
+      const emptyLine = start >= 0 && part.length > 0 && isEmptyObject(source, start, end);
       // A line with members added loses its closing brace and gains a comma (unless it is empty), the members, the brace.
-      const length = start < 0 ? textLength : (this.ends[i] as number) - start + (textLength === 0 ? 0 : textLength + (isEmptyObject(source, start, this.ends[i] as number) ? 0 : 1));
+      const length = start < 0 ? part.length : end - start + (part.length === 0 ? 0 : part.length + (emptyLine ? 0 : 1));
+      parts[i] = part;
+      emptyLines[i] = emptyLine;
       recordLengths[i] = length;
       total += length;
     }
     const out = scratchOf(Math.max(0, total));
     let cursor = 0;
-    textStart = 0;
-    const copyText = (from: number, to: number): void => {
-      if (to === from) return;
-      if (ascii) out.set(texts.subarray(from, to), cursor);
-      else out.set(Buffer.from(this.texts.slice(from, to), 'utf8'), cursor);
-      cursor += recordLengthOfText(ascii, this.texts, from, to);
-    };
     for (let i = 0; i < count; i++) {
       const start = this.starts[i] as number;
-      const textEnd = this.textEnds[i] as number;
-      if (start < 0) copyText(textStart, textEnd);
-      else {
-        const end = this.ends[i] as number;
-        if (textEnd === textStart) {
-          out.set(source.subarray(start, end), cursor);
-          cursor += end - start;
-        } else {
+      const end = this.ends[i] as number;
+      const part = parts[i] as Uint8Array;
+      if (start >= 0 && part.length === 0) {
+        out.set(source.subarray(start, end), cursor);
+        cursor += end - start;
+      } else {
+        if (start >= 0) {
           out.set(source.subarray(start, end - 1), cursor);
           cursor += end - 1 - start;
-          if (!isEmptyObject(source, start, end)) out[cursor++] = comma;
-          copyText(textStart, textEnd);
-          out[cursor++] = closingBrace;
+          if (!(emptyLines[i] as boolean)) out[cursor++] = comma;
         }
+        out.set(part, cursor);
+        cursor += part.length;
+        if (start >= 0) out[cursor++] = closingBrace;
       }
-      textStart = textEnd;
       if (i + 1 < count) out[cursor++] = newline;
     }
     this.starts = [];
@@ -142,11 +141,6 @@ let scratch = Buffer.allocUnsafeSlow(0);
 function scratchOf(size: number): Buffer {
   if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length));
   return scratch.subarray(0, size);
-}
-
-/** Bytes of texts[from, to) in UTF-8. */
-function recordLengthOfText(ascii: boolean, texts: string, from: number, to: number): number {
-  return ascii ? to - from : Buffer.byteLength(texts.slice(from, to), 'utf8');
 }
 
 /** Whether the line at [start, end) of the body, braces included, holds only spaces between its braces. */

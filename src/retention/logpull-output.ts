@@ -12,8 +12,8 @@ import { compileFormatter } from '../ingest/stages/format.ts';
 import { compileSampler } from '../ingest/stages/sample.ts';
 import type { LogpullOutput } from './logpull-query.ts';
 
-/** Text handed to the response at a time, at least (fewer, larger writes). */
-const writeBytes = 256 * 1024;
+/** Bytes handed to the response at a time, at least (fewer, larger writes); the fast path's too. */
+export const logpullPieceBytes = 256 * 1024;
 
 /** The NDJSON bytes of the records, in pieces, honouring `sample` and `count`. */
 export async function* logpullText(records: AsyncIterable<readonly EventRecord[]>, output: LogpullOutput, dataset: Dataset): AsyncGenerator<Buffer> {
@@ -28,7 +28,7 @@ export async function* logpullText(records: AsyncIterable<readonly EventRecord[]
       text += formatter.format(record);
       if (--left <= 0) break;
     }
-    if (text.length >= writeBytes || left <= 0) {
+    if (text.length >= logpullPieceBytes || left <= 0) {
       yield utf8Bytes(text);
       text = '';
     }

@@ -14,13 +14,11 @@ import type { Dataset, DatasetField } from '../domain/datasets/http-requests.ts'
 import { resolveOutputPlan } from '../domain/jobs/output-options.ts';
 import { compileFormatter } from '../ingest/stages/format.ts';
 import { fnv1a32 } from '../ingest/stages/sample.ts';
+import { logpullPieceBytes } from './logpull-output.ts';
 import type { LogpullOutput } from './logpull-query.ts';
 import { type ReceiveWindow, type RetainedSource, segmentsOfWindow, windowCondition } from './retained-reader.ts';
 import { sqlIdentifier, sqlString } from './segment-schema.ts';
 import type { OpenedSegment } from './segment-store.ts';
-
-/** Text handed to the response at a time, at least. */
-const writeBytes = 256 * 1024;
 
 /** The SQL text of a field's JSON value as JSON.stringify writes it (NULL when absent). */
 function valueSql(field: DatasetField): string {
@@ -132,7 +130,7 @@ export async function* readRetainedNdjson(
         else pieces.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
         left -= 1;
       }
-      const piece = pieces.take(writeBytes);
+      const piece = pieces.take(logpullPieceBytes);
       if (piece !== undefined) yield piece;
     }
     const rest = pieces.take(0);
