@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
 import { parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
 import { customFieldsPhase } from '../../domain/rulesets/phase.ts';
-import { replaceRules } from '../../domain/rulesets/ruleset-changes.ts';
+import { replaceRules, type ChangeContext } from '../../domain/rulesets/ruleset-changes.ts';
 import type { RulesetSnapshot } from '../../store/store.ts';
 import { answer, metaView, rulesetView } from '../ruleset-answers.ts';
 import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
@@ -38,6 +38,13 @@ function parseRules(value: unknown): RuleInput[] {
   });
   if (problems.length > 0) throw new AppError('rulesetInvalid', problems);
   return rules;
+}
+
+/** A PUT's new rules and description: the rules given replace the current ones (ids and versions kept where a rule is unchanged), what is left out stays. */
+function replacedContent(current: RulesetSnapshot, rules: RuleInput[] | undefined, description: string | undefined, ctx: ChangeContext) {
+  const next = rules === undefined ? { ok: true as const, value: [...current.rules] } : replaceRules(current.rules, rules, ctx);
+  if (!next.ok) throw new AppError('rulesetInvalid', next.error);
+  return { rules: next.value, description: description ?? current.description };
 }
 
 /**
@@ -87,9 +94,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
       () => load(zone.id, rulesetId),
       (current, ctx) => {
         checkImmutable(body, current);
-        const next = rules === undefined ? { ok: true as const, value: [...current.rules] } : replaceRules(current.rules, rules, ctx);
-        if (!next.ok) throw new AppError('rulesetInvalid', next.error);
-        return { rules: next.value, description: description ?? current.description };
+        return replacedContent(current, rules, description, ctx);
       },
       dryRun,
       { request, action: 'ruleset.update' },
@@ -138,11 +143,7 @@ export function rulesetRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const snapshot = await change(
       zone.id,
       async () => (await deps.store.findRulesetByPhase(zone.id, customFieldsPhase)) ?? Promise.reject(missingEntrypoint()),
-      (current, ctx) => {
-        const next = rules === undefined ? { ok: true as const, value: [...current.rules] } : replaceRules(current.rules, rules, ctx);
-        if (!next.ok) throw new AppError('rulesetInvalid', next.error);
-        return { rules: next.value, description: description ?? current.description };
-      },
+      (current, ctx) => replacedContent(current, rules, description, ctx),
       dryRun,
       { request, action: 'ruleset.update' },
     );
