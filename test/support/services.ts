@@ -9,7 +9,9 @@ export function portAnswers(host: string, port: number, timeoutMs = 1000): Promi
       socket.destroy();
       resolve(answer);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    // A loop held up by other work runs the timer before the connect that was already waiting: give the
+    // pending I/O one turn before calling it unanswered.
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
