@@ -8,8 +8,11 @@
 
 /** What the buffer writes to: a WebSocket, seen through the two things the buffer needs. */
 export interface ViewerSink {
-  /** Sends one text message; `done` runs once it was handed to the operating system (or failed). */
-  send(text: string, done: (error?: Error) => void): void;
+  /**
+   * Sends one text message; `done` runs once it was handed to the operating system, with an error if it
+   * failed. A WebSocket passes on its socket's write callback, which says success with `null`.
+   */
+  send(text: string, done: (error?: Error | null) => void): void;
   /** Bytes accepted by `send` and not yet handed to the operating system. */
   bufferedAmount(): number;
   /** Runs `sends` so that what it sends reaches the operating system in one write (a socket's cork). */
@@ -84,8 +87,9 @@ export class ViewerBuffer {
     return true;
   }
 
-  private readonly afterSend = (error?: Error): void => {
-    if (error === undefined) this.schedule();
+  /** Once the socket took a message, the pump goes on: nothing else wakes it when no more records come. */
+  private readonly afterSend = (error?: Error | null): void => {
+    if (error === undefined || error === null) this.schedule();
   };
 
   /** Writes on the next turn of the event loop, so a request's records never wait for a viewer's socket. */
