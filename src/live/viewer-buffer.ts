@@ -29,6 +29,8 @@ interface Entry {
   readonly line: string;
   /** Records dropped right before this one (a control message goes first). */
   readonly droppedBefore: number;
+  /** Records dropped since the viewer connected, up to this one (what that control message says). */
+  readonly droppedTotal: number;
 }
 
 /** The control message that says how many records were lost since the last one. */
@@ -68,7 +70,7 @@ export class ViewerBuffer {
         this.drop(1);
         continue;
       }
-      this.entries.push({ line, droppedBefore: this.pendingDropped });
+      this.entries.push({ line, droppedBefore: this.pendingDropped, droppedTotal: this.totals.dropped });
       this.pendingDropped = 0;
     }
     this.schedule();
@@ -112,7 +114,7 @@ export class ViewerBuffer {
     while (!this.closed && this.head < this.entries.length && this.sink.bufferedAmount() < this.highWaterBytes) {
       const entry = this.entries[this.head] as Entry;
       this.head += 1;
-      if (entry.droppedBefore > 0) this.sink.send(droppedMessage(entry.droppedBefore, this.totals.dropped), this.afterSend);
+      if (entry.droppedBefore > 0) this.sink.send(droppedMessage(entry.droppedBefore, entry.droppedTotal), this.afterSend);
       this.sink.send(entry.line, this.afterSend);
       this.totals.sent += 1;
     }

@@ -45,9 +45,12 @@ function read(sent: readonly string[]): { records: string[]; dropped: number } {
   let dropped = 0;
   const records: string[] = [];
   for (const text of sent) {
-    const parsed = JSON.parse(text) as { control?: string; dropped?: number };
-    if (parsed.control === 'dropped') dropped += parsed.dropped ?? 0;
-    else records.push(text);
+    const parsed = JSON.parse(text) as { control?: string; dropped?: number; dropped_total?: number };
+    if (parsed.control === 'dropped') {
+      dropped += parsed.dropped ?? 0;
+      // Each message's total is what the messages so far announced, so a viewer can reconcile them.
+      assert.equal(parsed.dropped_total, dropped, text);
+    } else records.push(text);
   }
   return { records, dropped };
 }
