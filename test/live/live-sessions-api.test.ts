@@ -93,6 +93,7 @@ describe('the Instant Logs API', () => {
     assert.equal(made.status, 200, made.text);
     const listed = await t.call('GET', `/zones/${other}/logpush/edge/jobs`, { auth: { token: reader } });
     assert.deepEqual(listed.body.result.map((s: { session_id: string }) => s.session_id), [made.body.result.session_id]);
+    assert.deepEqual(listed.body.result_info, { page: 1, per_page: 1, count: 1, total_count: 1, total_pages: 1 });
 
     const ingestOnly = await t.token(owner, [other], ['logs:ingest']);
     const refused = await t.call('POST', `/zones/${other}/logpush/edge/jobs`, { body: {}, auth: { token: ingestOnly } });
