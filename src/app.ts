@@ -259,6 +259,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           clearInterval(flushTimer);
           clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
+          // Ingest is over: viewers are told the node is stopping (1001) before the server closes their sockets with no code.
+          await live.close().catch((error: unknown) => log.warn({ err: error }, 'Could not close Instant Logs at shutdown.'));
           await server.close();
           await closeAll();
         })();

@@ -69,6 +69,7 @@ export class LiveHub implements LiveTaps {
   private readonly listening = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private lastAnnounce = 0;
+  private closing: Promise<void> | undefined;
 
   constructor(options: LiveHubOptions) {
     this.options = options;
@@ -282,8 +283,14 @@ export class LiveHub implements LiveTaps {
     viewer.kept = 0;
   }
 
-  /** Closes every viewer, tells the other nodes, and stops. */
+  /** Closes every viewer, tells the other nodes, and stops; once (shutdown calls it before the server closes). */
   async close(): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    this.closing = this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
     for (const entry of this.local.values()) {
       for (const viewer of entry.viewers) {

@@ -8,8 +8,11 @@
 
 /** What the buffer writes to: a WebSocket, seen through the two things the buffer needs. */
 export interface ViewerSink {
-  /** Sends one text message; `done` runs once it was handed to the operating system (or failed). */
-  send(text: string, done: (error?: Error) => void): void;
+  /**
+   * Sends one text message; `done` runs once it was handed to the operating system, with an error if it
+   * failed. A WebSocket passes on its socket's write callback, which says success with `null`.
+   */
+  send(text: string, done: (error?: Error | null) => void): void;
   /** Bytes accepted by `send` and not yet handed to the operating system. */
   bufferedAmount(): number;
   /** Runs `sends` so that what it sends reaches the operating system in one write (a socket's cork). */
@@ -26,6 +29,8 @@ interface Entry {
   readonly line: string;
   /** Records dropped right before this one (a control message goes first). */
   readonly droppedBefore: number;
+  /** Records dropped since the viewer connected, up to this one (what that control message says). */
+  readonly droppedTotal: number;
 }
 
 /** The control message that says how many records were lost since the last one. */
@@ -65,7 +70,7 @@ export class ViewerBuffer {
         this.drop(1);
         continue;
       }
-      this.entries.push({ line, droppedBefore: this.pendingDropped });
+      this.entries.push({ line, droppedBefore: this.pendingDropped, droppedTotal: this.totals.dropped });
       this.pendingDropped = 0;
     }
     this.schedule();
@@ -84,8 +89,9 @@ export class ViewerBuffer {
     return true;
   }
 
-  private readonly afterSend = (error?: Error): void => {
-    if (error === undefined) this.schedule();
+  /** Once the socket took a message, the pump goes on: nothing else wakes it when no more records come. */
+  private readonly afterSend = (error?: Error | null): void => {
+    if (error === undefined || error === null) this.schedule();
   };
 
   /** Writes on the next turn of the event loop, so a request's records never wait for a viewer's socket. */
@@ -108,7 +114,7 @@ export class ViewerBuffer {
     while (!this.closed && this.head < this.entries.length && this.sink.bufferedAmount() < this.highWaterBytes) {
       const entry = this.entries[this.head] as Entry;
       this.head += 1;
-      if (entry.droppedBefore > 0) this.sink.send(droppedMessage(entry.droppedBefore, this.totals.dropped), this.afterSend);
+      if (entry.droppedBefore > 0) this.sink.send(droppedMessage(entry.droppedBefore, entry.droppedTotal), this.afterSend);
       this.sink.send(entry.line, this.afterSend);
       this.totals.sent += 1;
     }

@@ -1,7 +1,7 @@
 /**
  * `POST`/`GET /zones/{zone_id}/logexport/edge/jobs` through HTTP: what a session echoes, every refusal with
- * its code and pointer (and nothing made), who may make and list sessions, the per-zone limit, and expiry
- * of a session nobody connects to.
+ * its code and pointer (and nothing made), who may make and list sessions, the per-zone limit, expiry
+ * of a session nobody connects to, and what a viewer is told when its node stops.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,6 +93,7 @@ describe('the Instant Logs API', () => {
     assert.equal(made.status, 200, made.text);
     const listed = await t.call('GET', `/zones/${other}/logpush/edge/jobs`, { auth: { token: reader } });
     assert.deepEqual(listed.body.result.map((s: { session_id: string }) => s.session_id), [made.body.result.session_id]);
+    assert.deepEqual(listed.body.result_info, { page: 1, per_page: 1, count: 1, total_count: 1, total_pages: 1 });
 
     const ingestOnly = await t.token(owner, [other], ['logs:ingest']);
     const refused = await t.call('POST', `/zones/${other}/logpush/edge/jobs`, { body: {}, auth: { token: ingestOnly } });
@@ -133,6 +134,22 @@ describe('the Instant Logs API', () => {
     while ((await t.call('GET', `/zones/${z}/logexport/edge/jobs`)).body.result.length > 0) {
       assert.ok(Date.now() < deadline, 'the session expired');
       await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  it('tells a viewer the node is stopping (1001) when the node shuts down', async () => {
+    const node = await startTestApp({ LOGEXPORT_WORKERS: '0' });
+    try {
+      const user = await node.user();
+      const z = await node.zone(user);
+      const made = await node.call('POST', `/zones/${z}/logexport/edge/jobs`, { body: {}, auth: user });
+      assert.equal(made.status, 200, made.text);
+      const viewer = await connectViewer(made.body.result.destination_conf);
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => viewer.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+      await node.stop();
+      assert.deepEqual(await closed, { code: 1001, reason: 'the node is stopping' });
+    } finally {
+      await node.stop();
     }
   });
 });

@@ -2,17 +2,21 @@
  * A viewer's bounded buffer against a fake socket: it never holds more than its capacity, never writes
  * past the socket's high-water mark, counts every record it drops, and tells the viewer where records
  * went missing, so what the viewer receives plus what it was told it lost is exactly what was pushed.
+ * Then against a real WebSocket (ws), whose write callbacks drive the buffer on once a burst outgrew the
+ * socket's high-water mark.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
+import { WebSocket, WebSocketServer } from 'ws';
 import { ViewerBuffer, type ViewerSink } from '../../src/live/viewer-buffer.ts';
 
-/** A socket whose send buffer drains only when told to. */
+/** A socket whose send buffer drains only when told to; like a real socket's write callback, it says success with null. */
 function fakeSocket() {
   const sent: string[] = [];
   let buffered = 0;
-  const waiting: { size: number; done: (error?: Error) => void }[] = [];
+  const waiting: { size: number; done: (error?: Error | null) => void }[] = [];
   const sink: ViewerSink = {
     send(text, done) {
       sent.push(text);
@@ -28,7 +32,7 @@ function fakeSocket() {
     drain() {
       for (const w of waiting.splice(0)) {
         buffered -= w.size;
-        w.done();
+        w.done(null);
       }
     },
   };
@@ -41,9 +45,12 @@ function read(sent: readonly string[]): { records: string[]; dropped: number } {
   let dropped = 0;
   const records: string[] = [];
   for (const text of sent) {
-    const parsed = JSON.parse(text) as { control?: string; dropped?: number };
-    if (parsed.control === 'dropped') dropped += parsed.dropped ?? 0;
-    else records.push(text);
+    const parsed = JSON.parse(text) as { control?: string; dropped?: number; dropped_total?: number };
+    if (parsed.control === 'dropped') {
+      dropped += parsed.dropped ?? 0;
+      // Each message's total is what the messages so far announced, so a viewer can reconcile them.
+      assert.equal(parsed.dropped_total, dropped, text);
+    } else records.push(text);
   }
   return { records, dropped };
 }
@@ -113,5 +120,45 @@ describe('a viewer buffer', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('writes a burst larger than a real socket\'s high-water mark to its end, with no later record to wake it', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const accepted = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const received: string[] = [];
+    client.on('message', (data) => received.push((data as Buffer).toString('utf8')));
+    await new Promise((resolve) => client.once('open', resolve));
+    const socket = await accepted;
+    const raw = (socket as unknown as { _socket: Socket })._socket;
+    try {
+      // As the route wires it: the burst is corked, so the socket's buffer passes the mark within one pump.
+      const buffer = new ViewerBuffer(
+        {
+          send: (text, done) => socket.send(text, done),
+          bufferedAmount: () => socket.bufferedAmount,
+          batch: (sends) => {
+            raw.cork();
+            try {
+              sends();
+            } finally {
+              raw.uncork();
+            }
+          },
+        },
+        1000,
+        4096,
+      );
+      const lines = Array.from({ length: 500 }, (_, n) => `{"n":${n},"pad":"${'x'.repeat(100)}"}`);
+      buffer.push(lines, 3);
+      const deadline = Date.now() + 5000;
+      while (received.length < lines.length + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(read(received), { records: lines, dropped: 3 });
+      assert.equal(buffer.length, 0);
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

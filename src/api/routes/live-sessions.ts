@@ -12,7 +12,7 @@ import type { LiveOwner, LiveSession } from '../../live/live-session.ts';
 import { parseLiveSessionInput } from '../../live/live-session.ts';
 import type { Store } from '../../store/store.ts';
 import { authorizeZone, principalUserId, type Principal } from '../auth.ts';
-import { success } from '../envelope.ts';
+import { page, success } from '../envelope.ts';
 import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
 import { principalOf, zoneOf, type ApiDeps } from '../request-context.ts';
 
@@ -91,7 +91,7 @@ export function liveSessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const zone = zoneOf(request);
     const userId = principalUserId(principalOf(request));
     const sessions = deps.live.list(zone.id).filter((s) => s.owner.userId === userId);
-    return success(sessions.map((s) => sessionAnswer(s, request)));
+    return page(sessions.map((s) => sessionAnswer(s, request)));
   });
 }
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { applyLiveMessage, cellText, emptyLiveView, parseLiveMessage, parseSample, recordsPerSecond } from '../../../web/src/model/live-view.ts';
+import { applyLiveMessage, cellText, emptyLiveView, parseLiveMessage, parseSample, previewSummary, recordsPerSecond } from '../../../web/src/model/live-view.ts';
 
 describe('the live view', () => {
   it('reads records, dropped and stats messages, and ignores anything else', () => {
@@ -44,5 +44,20 @@ describe('the live view', () => {
     assert.equal(cellText(['waf']), '["waf"]');
     assert.equal(parseSample('10'), 10);
     for (const bad of ['0', '1.5', '', 'x', '-1', '01', '2000000']) assert.equal(parseSample(bad), undefined);
+  });
+
+  it('sums up a Preview, counting the kept records the server could not send as kept, and naming them', () => {
+    const seen = [
+      '{"control":"stats","events":9,"filtered_out":5,"sampled_out":0}',
+      ...['{"RayID":"a"}', '{"RayID":"b"}', '{"RayID":"c"}', '{"RayID":"d"}'],
+    ].reduce((view, text) => applyLiveMessage(view, parseLiveMessage(text), 20), emptyLiveView);
+    assert.equal(previewSummary(seen), '4 records kept, 5 left out by the filter, of 9 received.');
+    const busy = [
+      '{"control":"dropped","dropped":2999,"dropped_total":2999}',
+      '{"RayID":"e"}',
+      '{"control":"stats","events":5000,"filtered_out":2000,"sampled_out":0}',
+    ].reduce((view, text) => applyLiveMessage(view, parseLiveMessage(text), 20), emptyLiveView);
+    assert.equal(previewSummary(busy), '3000 records kept (2999 not shown: they came faster than the preview could take them), 2000 left out by the filter, of 5000 received.');
+    assert.equal(previewSummary(applyLiveMessage(emptyLiveView, parseLiveMessage('{"RayID":"x"}'), 20)), '1 record kept, 0 left out by the filter, of 0 received.');
   });
 });

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
 import { createLiveSession, openLiveStream, type LiveStream } from '../api/live-session.ts';
-import { applyLiveMessage, emptyLiveView, type LiveView } from '../model/live-view.ts';
+import { applyLiveMessage, emptyLiveView, previewSummary, type LiveView } from '../model/live-view.ts';
 
 /** How long a preview watches. */
 export const previewSeconds = 10;
@@ -72,7 +72,7 @@ export function FilterPreview(props: { readonly api: ApiClient; readonly zoneId:
       <p class="status" role="status" id="preview-status">
         {view === undefined
           ? ''
-          : `${running ? `Previewing… ${left} s left. ` : 'Preview finished. '}${view.received} record${view.received === 1 ? '' : 's'} kept, ${view.filteredOut} left out by the filter, of ${view.events} received.`}
+          : `${running ? `Previewing… ${left} s left. ` : 'Preview finished. '}${previewSummary(view)}`}
       </p>
       {error !== undefined && (
         <p class="field-error" role="alert">

@@ -72,6 +72,16 @@ export function applyLiveMessage(view: LiveView, message: LiveMessage, maxRows: 
   }
 }
 
+/**
+ * What a Preview found: the records the filter kept (those the server could not send because the viewer fell
+ * behind count too, and are named), the records it left out, and the events it looked at.
+ */
+export function previewSummary(view: LiveView): string {
+  const kept = view.received + view.dropped;
+  const notShown = view.dropped > 0 ? ` (${view.dropped} not shown: they came faster than the preview could take them)` : '';
+  return `${kept} record${kept === 1 ? '' : 's'} kept${notShown}, ${view.filteredOut} left out by the filter, of ${view.events} received.`;
+}
+
 /** Records per second over the samples `[time ms, records received]` taken once a second, oldest first. */
 export function recordsPerSecond(samples: readonly (readonly [number, number])[]): number {
   const first = samples[0];
