@@ -476,7 +476,7 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     await page.getByRole('button', { name: 'Show record 4' }).click();
     const detail = page.getByRole('region', { name: 'Record 4' });
     assert.match((await detail.locator('pre').textContent()) ?? '', /"EdgeResponseStatus":502,"EdgeStartTimestamp":\d{19},"RayID":"live6"/);
-    await screenshot('14-instant-logs', { fullPage: true });
+    await screenshot('15-instant-logs', { fullPage: true });
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByText('Paused.').waitFor();
@@ -498,7 +498,7 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     }
     assert.ok((await table.getByText(/^ruleset\.(create|update)$/).count()) > 0, 'the custom field changes are listed');
     assert.ok((await table.getByRole('cell', { name: 'Failed' }).count()) > 0, 'the refused sign-in is listed as failed');
-    await screenshot('14-audit-log');
+    await screenshot('16-audit-log');
 
     const filters = page.getByRole('form', { name: 'Filters' });
     await filters.getByLabel('Action').selectOption('job.delete');
