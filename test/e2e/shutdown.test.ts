@@ -16,11 +16,11 @@ describe('stopping a node', () => {
     const h = await startPlane();
     const receiver = await startReceiver();
     try {
-      receiver.fallback = { kind: 'status', status: 200, delayMs: 1500 };
+      receiver.fallback = { kind: 'status', status: 200, delayMs: 4000 };
       await createJob(h, { destination_conf: receiver.url, output_options: { field_names: ['RayID'] }, max_upload_records: batchRecords });
       const first = rayIds('full', 0, batchRecords);
       await ingestEvents(h, first.map((id) => event(id)));
-      // The full batch is on its way (the receiver answers after 1.5 s)…
+      // The full batch is on its way (the receiver answers after 4 s, long enough for the small requests below on a busy machine)…
       await waitFor('the first batch to arrive', () => (receiver.requests.length >= 2 ? true : undefined));
       // …while many small requests queue one chunk each, more than one fetch takes.
       const small = rayIds('small', 0, 150);
