@@ -31,7 +31,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const email = typeof body.email === 'string' ? normalizeEmail(body.email) : undefined;
     const password = typeof body.password === 'string' ? body.password : '';
     const keys = throttleKeys(email, request.ip);
-    await deps.throttle.check(keys);
+    await deps.throttle.attempt(keys);
     const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);
     const signIn = (result: boolean) => ({
@@ -43,9 +43,9 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     });
     if (user === undefined || user.passwordHash === null || !valid) {
       await recordAudit(deps.store, deps.clock, signIn(false));
-      throw (await deps.throttle.failed(keys)) ?? new AppError('signInFailed');
+      throw new AppError('signInFailed');
     }
-    await deps.throttle.succeeded(keys[0] ?? '', true);
+    await deps.throttle.attemptSucceeded(keys);
     const sessionId = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const now = deps.clock.now();
