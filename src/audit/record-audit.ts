@@ -19,10 +19,37 @@ import type { Clock } from '../core/clock.ts';
 import { maskDestinationConf } from '../domain/jobs/destination-conf.ts';
 import type { AuditActor, Store, Zone } from '../store/store.ts';
 
+/** Every action the audit log records, `<resource>.<verb>`; the dashboard's Action filter offers the same list. */
+export const auditActions = [
+  'session.create',
+  'session.delete',
+  'zone.create',
+  'token.create',
+  'ruleset.create',
+  'ruleset.update',
+  'ruleset.delete',
+  'ruleset.version.delete',
+  'rule.create',
+  'rule.update',
+  'rule.delete',
+  'job.create',
+  'job.update',
+  'job.enable',
+  'job.disable',
+  'job.delete',
+  'job.replay',
+  'ownership.challenge',
+  'retention.update',
+  'live_session.create',
+] as const;
+
+/** One of `auditActions`. */
+export type AuditAction = (typeof auditActions)[number];
+
 /** What an entry says; everything else (id, time) is filled in. */
 export interface AuditRecord {
-  /** What was done, `<resource>.<verb>`: `job.create`, `ruleset.update`, `session.create`, … */
-  readonly action: string;
+  /** What was done: `job.create`, `ruleset.update`, `session.create`, … */
+  readonly action: AuditAction;
   /** False for an attempt that failed (a wrong password); true when left out. */
   readonly result?: boolean;
   readonly actor: AuditActor;

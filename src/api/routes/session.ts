@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
 import { AppError } from '../../core/app-error.ts';
 import { throttleKeys } from '../../accounts/auth-throttle.ts';
-import { recordAudit } from '../../audit/record-audit.ts';
+import { recordAudit, type AuditRecord } from '../../audit/record-audit.ts';
 import { readCookie, sessionCookieName } from '../auth.ts';
 import { success } from '../envelope.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
@@ -34,7 +34,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     await deps.throttle.attempt(keys);
     const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);
-    const signIn = (result: boolean) => ({
+    const signIn = (result: boolean): AuditRecord => ({
       action: 'session.create',
       result,
       actor: { type: 'user' as const, id: user?.id ?? null, email: email ?? null, ip: request.ip },

@@ -24,7 +24,7 @@ export interface AuditFilters {
 
 export const noAuditFilters: AuditFilters = { zoneName: '', actionType: '', actorEmail: '', actorIp: '', since: '', before: '' };
 
-/** The action types logexport records, for the filter's choices. */
+/** The action types logexport records, for the filter's choices (the server's auditActions; a test keeps them alike). */
 export const auditActionTypes = [
   'session.create',
   'session.delete',
@@ -42,7 +42,10 @@ export const auditActionTypes = [
   'job.enable',
   'job.disable',
   'job.delete',
+  'job.replay',
   'ownership.challenge',
+  'retention.update',
+  'live_session.create',
 ] as const;
 
 /** The query string of one page of the audit log with these filters. */

@@ -59,7 +59,7 @@ export function AuditLogPage(props: { readonly api: ApiClient; readonly zones: r
   return (
     <section aria-labelledby="audit-title" class="audit-log">
       <h1 id="audit-title">Audit log</h1>
-      <p class="muted">Every change to your domains' custom fields, log export jobs and API tokens, and every sign-in to your account.</p>
+      <p class="muted">Every change to your domains' custom fields, log export jobs, replays, Logpull retention, Instant Logs sessions and API tokens, and every sign-in to your account.</p>
       <form
         class="audit-filters"
         aria-label="Filters"
