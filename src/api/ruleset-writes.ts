@@ -12,7 +12,7 @@ import { replaceRules, type ChangeContext } from '../domain/rulesets/ruleset-cha
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { UniqueViolation, type RulesetSnapshot } from '../store/store.ts';
 import type { FastifyRequest } from 'fastify';
-import type { AuditAction } from '../audit/record-audit.ts';
+import type { AuditAction } from '../audit/audit-action.ts';
 import { auditZoneChange, zoneAuditOf } from './audit-actor.ts';
 import { zoneOf, type ApiDeps } from './request-context.ts';
 

@@ -16,35 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
+import type { AuditAction } from './audit-action.ts';
 import { maskDestinationConf } from '../domain/jobs/destination-conf.ts';
 import type { AuditActor, Store, Zone } from '../store/store.ts';
-
-/** Every action the audit log records, `<resource>.<verb>`; the dashboard's Action filter offers the same list. */
-export const auditActions = [
-  'session.create',
-  'session.delete',
-  'zone.create',
-  'token.create',
-  'ruleset.create',
-  'ruleset.update',
-  'ruleset.delete',
-  'ruleset.version.delete',
-  'rule.create',
-  'rule.update',
-  'rule.delete',
-  'job.create',
-  'job.update',
-  'job.enable',
-  'job.disable',
-  'job.delete',
-  'job.replay',
-  'ownership.challenge',
-  'retention.update',
-  'live_session.create',
-] as const;
-
-/** One of `auditActions`. */
-export type AuditAction = (typeof auditActions)[number];
 
 /** What an entry says; everything else (id, time) is filled in. */
 export interface AuditRecord {

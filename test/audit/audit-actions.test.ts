@@ -1,18 +1,13 @@
 /**
- * The audit log's catalogue of actions is one list (src/audit/record-audit.ts, which every entry's type must
- * come from); the dashboard's Action filter and docs/security.md name the same actions.
+ * The audit log's catalogue of actions is one list (src/audit/audit-action.ts, which every entry's type
+ * must come from, and which the dashboard's Action filter offers); docs/security.md describes each.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { auditActions } from '../../src/audit/record-audit.ts';
-import { auditActionTypes } from '../../web/src/api/audit-entry.ts';
+import { auditActions } from '../../src/audit/audit-action.ts';
 
 describe('the audit actions', () => {
-  it('are the ones the dashboard offers to filter by', () => {
-    assert.deepEqual([...auditActionTypes].sort(), [...auditActions].sort());
-  });
-
   it('are each described in docs/security.md', () => {
     const doc = fs.readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
     const missing = auditActions.filter((action) => !doc.includes(`\`${action}\``));

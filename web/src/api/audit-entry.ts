@@ -24,30 +24,6 @@ export interface AuditFilters {
 
 export const noAuditFilters: AuditFilters = { zoneName: '', actionType: '', actorEmail: '', actorIp: '', since: '', before: '' };
 
-/** The action types logexport records, for the filter's choices (the server's auditActions; a test keeps them alike). */
-export const auditActionTypes = [
-  'session.create',
-  'session.delete',
-  'zone.create',
-  'token.create',
-  'ruleset.create',
-  'ruleset.update',
-  'ruleset.delete',
-  'ruleset.version.delete',
-  'rule.create',
-  'rule.update',
-  'rule.delete',
-  'job.create',
-  'job.update',
-  'job.enable',
-  'job.disable',
-  'job.delete',
-  'job.replay',
-  'ownership.challenge',
-  'retention.update',
-  'live_session.create',
-] as const;
-
 /** The query string of one page of the audit log with these filters. */
 export function auditQuery(filters: AuditFilters, page: number, perPage: number): string {
   const params = new URLSearchParams();
