@@ -3,7 +3,6 @@
  * snapshots, the supervisor and its runners, the config watcher, the counters) and the HTTP server from
  * the configuration, starts them in data order, and stops them in the reverse order.
  */
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +29,7 @@ import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
-import { openSecrets } from './secrets/open-secrets.ts';
+import { openSecrets, resolveSecret } from './secrets/open-secrets.ts';
 import { Retention } from './retention/retention.ts';
 import type { Store } from './store/store.ts';
 
@@ -63,12 +62,6 @@ export interface AppOptions {
   readonly retentionExpiryMs?: number;
 }
 
-/** The secret that signs challenges and sessions: configured, or generated once and kept in the store. */
-export async function resolveSecret(config: AppConfig, store: Store): Promise<string> {
-  if (config.secret !== undefined) return config.secret;
-  return store.putSettingIfAbsent('secret', randomBytes(32).toString('base64url'));
-}
-
 /**
  * The composition root: builds store, queue, data plane and server from the configuration, starts them
  * in order, and returns a handle that stops them in the reverse order.
@@ -81,7 +74,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     for (const close of closers.reverse()) await close().catch(() => {});
   };
   try {
-    const secret = await resolveSecret(config, plainStore);
+    const secret = await resolveSecret(config.secret, plainStore);
     // Destination secrets are sealed in the store under a key derived from the node secret; everything
     // above this line of wrappers sees them in plain text.
     const store = cachedStore(encryptedStore(plainStore, await openSecrets(plainStore, secret)));

@@ -3,6 +3,9 @@
  * counted per account (the e-mail address) and per client address in fixed one-minute windows, in the
  * store (so nodes sharing a PostgreSQL store share the counts). Past the limit the answer is 429 with
  * Retry-After until the window ends; a success clears the account's count.
+ *
+ * A sign-in is counted *before* its password is checked (`attempt`), not after it failed: counted after,
+ * a burst of guesses sent at once would all pass a check made before any of them was counted.
  */
 import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
@@ -36,10 +39,27 @@ export class AuthThrottle {
     return new AppError('tooManyAuthFailures', `too many failed sign-ins or credential checks; retry in ${seconds} seconds`, seconds);
   }
 
-  /** Throws 429 when any key has used up its failures in this window (checked before a password is). */
-  async check(keys: readonly string[]): Promise<void> {
-    const refusal = this.refusal(await this.store.authFailures(keys, this.clock.now(), authFailureWindowMs));
+  /**
+   * Counts a sign-in attempt under every key before its password is checked, and throws 429 when a key had
+   * already used up its failures in this window. A failed attempt stays counted; one that succeeds is
+   * settled with `attemptSucceeded`.
+   */
+  async attempt(keys: readonly string[]): Promise<void> {
+    const refusal = await this.failed(keys);
     if (refusal !== undefined) throw refusal;
+  }
+
+  /**
+   * A counted sign-in attempt succeeded: the account's failures are forgotten, and the attempt no longer
+   * counts against the client address (whose earlier failures stay: else one account of an attacker's own
+   * would reset the address between guesses at others).
+   */
+  async attemptSucceeded(keys: readonly string[]): Promise<void> {
+    const now = this.clock.now();
+    for (const key of keys) {
+      if (key.startsWith('account:')) await this.store.clearAuthFailures([key]);
+      else await this.store.releaseAuthFailure(key, now, authFailureWindowMs);
+    }
   }
 
   /**
@@ -60,8 +80,8 @@ export class AuthThrottle {
   }
 
   /** A success: forgets the account's failures (the address's expire with their window). */
-  async succeeded(accountKey: string, always = false): Promise<void> {
-    if (!always && !this.failedHere.has(accountKey)) return;
+  async succeeded(accountKey: string): Promise<void> {
+    if (!this.failedHere.has(accountKey)) return;
     this.failedHere.delete(accountKey);
     await this.store.clearAuthFailures([accountKey]);
   }

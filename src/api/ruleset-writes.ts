@@ -12,6 +12,7 @@ import { replaceRules, type ChangeContext } from '../domain/rulesets/ruleset-cha
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { UniqueViolation, type RulesetSnapshot } from '../store/store.ts';
 import type { FastifyRequest } from 'fastify';
+import type { AuditAction } from '../audit/audit-action.ts';
 import { auditZoneChange, zoneAuditOf } from './audit-actor.ts';
 import { zoneOf, type ApiDeps } from './request-context.ts';
 
@@ -31,7 +32,7 @@ const mutationAttempts = 5;
 /** What the audit log says about a ruleset write: the request that made it and the action. */
 export interface RulesetAudit {
   readonly request: FastifyRequest;
-  readonly action: string;
+  readonly action: AuditAction;
   /** The rule a rule route changed. */
   readonly ruleId?: string;
 }

@@ -16,13 +16,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
+import type { AuditAction } from './audit-action.ts';
 import { maskDestinationConf } from '../domain/jobs/destination-conf.ts';
 import type { AuditActor, Store, Zone } from '../store/store.ts';
 
 /** What an entry says; everything else (id, time) is filled in. */
 export interface AuditRecord {
-  /** What was done, `<resource>.<verb>`: `job.create`, `ruleset.update`, `session.create`, … */
-  readonly action: string;
+  /** What was done: `job.create`, `ruleset.update`, `session.create`, … */
+  readonly action: AuditAction;
   /** False for an attempt that failed (a wrong password); true when left out. */
   readonly result?: boolean;
   readonly actor: AuditActor;

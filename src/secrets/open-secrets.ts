@@ -3,18 +3,34 @@
  * with (a check value in the settings says so), and secrets stored before encryption existed are sealed
  * now. Starting with another secret stops with one line instead of handing out garbage.
  */
+import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/store.ts';
 import { isFullySealed, openDestinationConf, sealDestinationConf } from './sealed-destination-conf.ts';
 import { SecretBox, SecretMismatch, secretsCheckSetting } from './secret-box.ts';
 
-/** The node secret does not open the stored secrets. */
+/** The node secret does not open the stored secrets (or none is set, and they were sealed under a set one). */
 export class WrongSecretError extends Error {
-  constructor() {
+  constructor(secretSet = true) {
     super(
-      'LOGEXPORT_SECRET is not the secret the stored destination credentials were encrypted with: start with the previous secret, or change it with `logexport secrets rotate` (docs/security.md)',
+      secretSet
+        ? 'LOGEXPORT_SECRET is not the secret the stored destination credentials were encrypted with: start with the previous secret, or change it with `logexport secrets rotate` (docs/security.md)'
+        : 'LOGEXPORT_SECRET is not set, but the stored destination credentials were encrypted with a secret given in it: start with LOGEXPORT_SECRET set to that secret (docs/security.md)',
     );
     this.name = 'WrongSecretError';
   }
+}
+
+/**
+ * The node secret: LOGEXPORT_SECRET, or the one generated once and kept in the store. None is generated
+ * for a store whose secrets were sealed under a configured secret: it could not open them, and would be
+ * left behind in the store.
+ */
+export async function resolveSecret(configured: string | undefined, store: Store): Promise<string> {
+  if (configured !== undefined) return configured;
+  const stored = await store.getSetting('secret');
+  if (stored !== undefined) return stored;
+  if ((await store.getSetting(secretsCheckSetting)) !== undefined) throw new WrongSecretError(false);
+  return store.putSettingIfAbsent('secret', randomBytes(32).toString('base64url'));
 }
 
 /** Checks `secret` against the store and seals any job secrets still stored in plain text; answers the box. */

@@ -132,8 +132,8 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     listAudit: (query) => store.listAudit(query),
     pruneAudit: (before) => store.pruneAudit(before),
     recordAuthFailure: (key, nowMs, windowMs) => store.recordAuthFailure(key, nowMs, windowMs),
-    authFailures: (keys, nowMs, windowMs) => store.authFailures(keys, nowMs, windowMs),
     clearAuthFailures: (keys) => store.clearAuthFailures(keys),
+    releaseAuthFailure: (key, nowMs, windowMs) => store.releaseAuthFailure(key, nowMs, windowMs),
     pruneAuthFailures: (beforeMs) => store.pruneAuthFailures(beforeMs),
     // The flag is read on every ingest snapshot load; cached like the zone's other configuration.
     getRetentionFlag: (zoneId) => cache.get<boolean>(zoneKey(zoneId, 'retention'), () => store.getRetentionFlag(zoneId)),

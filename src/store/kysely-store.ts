@@ -228,12 +228,12 @@ export class KyselyStore implements Store {
     return authFailures.recordAuthFailure(this.db, key, nowMs, windowMs);
   }
 
-  authFailures(keys: readonly string[], nowMs: number, windowMs: number): Promise<readonly AuthFailureCount[]> {
-    return authFailures.authFailures(this.db, keys, nowMs, windowMs);
-  }
-
   clearAuthFailures(keys: readonly string[]): Promise<void> {
     return authFailures.clearAuthFailures(this.db, keys);
+  }
+
+  releaseAuthFailure(key: string, nowMs: number, windowMs: number): Promise<void> {
+    return authFailures.releaseAuthFailure(this.db, key, nowMs, windowMs);
   }
 
   pruneAuthFailures(beforeMs: number): Promise<void> {

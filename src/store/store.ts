@@ -236,10 +236,10 @@ export interface Store {
 
   /** Counts one failed credential check under `key`, starting a new window when the last one ended. */
   recordAuthFailure(key: string, nowMs: number, windowMs: number): Promise<AuthFailureCount>;
-  /** The failures counted under each key whose window is still open. */
-  authFailures(keys: readonly string[], nowMs: number, windowMs: number): Promise<readonly AuthFailureCount[]>;
   /** Forgets the failures of these keys (after a success). */
   clearAuthFailures(keys: readonly string[]): Promise<void>;
+  /** Takes back one count of `key`'s open window (an attempt counted before it was checked, that succeeded). */
+  releaseAuthFailure(key: string, nowMs: number, windowMs: number): Promise<void>;
   /** Forgets windows that started before `beforeMs`. */
   pruneAuthFailures(beforeMs: number): Promise<void>;
 

@@ -7,11 +7,12 @@ const password = 'correct horse battery';
 
 describe('throttling of failed sign-ins', () => {
   let t: TestApp;
+  let victim: { email: string; key: string };
   const clock = new ManualClock(Date.now());
 
   before(async () => {
     t = await startTestApp({ LOGEXPORT_TRUST_PROXY: 'true' }, { clock });
-    await t.user('victim@example.com', password);
+    victim = await t.user('victim@example.com', password);
     await t.user('other@example.com', password);
   });
   after(async () => t.stop());
@@ -46,6 +47,26 @@ describe('throttling of failed sign-ins', () => {
     for (let i = 1; i <= 10; i++) assert.equal((await signIn('victim@example.com', 'wrong', `192.0.2.${10 + i}`)).status, 401, `attempt ${i} after the success`);
     assert.equal((await signIn('victim@example.com', 'wrong', '192.0.2.50')).status, 429);
     clock.advance(61_000);
+  });
+
+  it('counts guesses sent all at once: past the tenth, none is checked', async () => {
+    clock.advance(61_000);
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => signIn('victim@example.com', `wrong ${i}`, '192.0.2.200')));
+    const statuses = burst.map((res) => res.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 10, statuses.join(' '));
+    assert.equal(statuses.filter((s) => s === 429).length, 20, statuses.join(' '));
+    // Only checked passwords leave a failed sign-in in the audit log: ten, not thirty.
+    const failed = await t.call('GET', '/user/audit_logs?action.type=session.create&actor.ip=192.0.2.200', { auth: victim });
+    assert.equal(failed.status, 200);
+    assert.equal(failed.body.result_info.total_count, 10, 'failed sign-ins recorded');
+    assert.equal((await signIn('victim@example.com', password, '192.0.2.200')).status, 429, 'nor is the right password, until the window ends');
+    clock.advance(61_000);
+  });
+
+  it('does not count successful sign-ins against the client address', async () => {
+    clock.advance(61_000);
+    for (let i = 1; i <= 12; i++) assert.equal((await signIn('other@example.com', password, '192.0.2.201')).status, 200, `sign-in ${i}`);
+    assert.equal((await signIn('other@example.com', 'wrong', '192.0.2.201')).status, 401);
   });
 
   it('counts per client address too: one address trying many accounts is stopped', async () => {

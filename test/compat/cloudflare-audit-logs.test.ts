@@ -37,6 +37,7 @@ describe('the audit log through the official client', () => {
   let token: string;
   let client: Cloudflare;
   let receiver: http.Server;
+  let receiverUrl: string;
 
   before(async () => {
     receiver = http.createServer((request, response) => {
@@ -44,7 +45,7 @@ describe('the audit log through the official client', () => {
       request.on('end', () => response.end('ok'));
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     t = await startTestApp({ LOGEXPORT_TRUST_PROXY: 'true', LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true' });
     owner = await t.user('auditor@example.com', 'correct horse battery');
     zoneA = await t.zone(owner, 'audit-a.example.com');
@@ -166,6 +167,38 @@ describe('the audit log through the official client', () => {
     const viaToken = await collect(tokenClient.user.auditLogs.list());
     assert.ok(viaToken.length > 0);
     assert.ok(viaToken.every((e) => e.zone?.id === zoneB));
+  });
+
+  it('records rules, versions, rulesets, ownership challenges and a job disabled and enabled through the client', async () => {
+    const zoneC = await t.zone(owner, 'audit-c.example.com');
+    const zone = { zone_id: zoneC };
+    const entrypoint = (await client.rulesets.phases.update('http_log_custom_fields', { ...zone, rules: rules as never })) as { id: string };
+    const rule = (name: string) => ({ action: 'log_custom_field' as const, expression: 'true', action_parameters: { request_fields: [{ name }] } });
+    const added = (await client.rulesets.rules.create(entrypoint.id, { ...zone, ...rule('x-added') })) as { rules: { id: string }[] };
+    const ruleId = added.rules.at(-1)?.id ?? '';
+    await client.rulesets.rules.edit(ruleId, { ...zone, ruleset_id: entrypoint.id, ...rule('x-edited') });
+    await client.rulesets.rules.delete(ruleId, { ...zone, ruleset_id: entrypoint.id });
+    await client.rulesets.versions.delete('1', { ...zone, ruleset_id: entrypoint.id });
+    const challenge = await client.logpush.ownership.create({ ...zone, destination_conf: 'file:///audit-c/{DATE}' });
+    const job = await client.logpush.jobs.create({ ...zone, destination_conf: `${receiverUrl}/c?header_X-Key=very-secret-value`, output_options: { field_names: ['RayID'] }, enabled: true });
+    await client.logpush.jobs.update(job?.id ?? 0, { ...zone, enabled: false });
+    await client.logpush.jobs.update(job?.id ?? 0, { ...zone, enabled: true });
+    await client.rulesets.delete(entrypoint.id, zone);
+
+    const entries = await collect(client.user.auditLogs.list({ zone: { name: 'audit-c.example.com' }, direction: 'asc' }));
+    assert.deepEqual(
+      entries.map((e) => e.action.type),
+      ['zone.create', 'ruleset.create', 'rule.create', 'rule.update', 'rule.delete', 'ruleset.version.delete', 'ownership.challenge', 'job.create', 'job.disable', 'job.enable', 'ruleset.delete'],
+    );
+    const metadataOf = (type: string) => (entries.find((e) => e.action.type === type) as unknown as { metadata: Record<string, unknown> }).metadata;
+    for (const type of ['rule.create', 'rule.update', 'rule.delete']) assert.equal(metadataOf(type).rule_id, ruleId, type);
+    assert.match(entries.find((e) => e.action.type === 'ownership.challenge')?.newValue ?? '', new RegExp(challenge?.filename ?? 'no filename'));
+    const disabled = entries.find((e) => e.action.type === 'job.disable');
+    assert.equal(disabled?.resource.id, String(job?.id));
+    assert.match(disabled?.oldValue ?? '', /"enabled":true/);
+    assert.match(disabled?.newValue ?? '', /"enabled":false/);
+    assert.ok(entries.every((e) => e.actor.type === 'user' || e.action.type === 'zone.create'));
+    assert.ok(!JSON.stringify(entries).includes('very-secret-value'));
   });
 
   it('refuses bad filters with 400 in the v4 envelope', async () => {

@@ -116,6 +116,16 @@ describe('secrets at rest on SQLite', () => {
     await assert.rejects(startApp(config), (error: unknown) => error instanceof WrongSecretError && !error.message.includes('\n'));
   });
 
+  it('refuses to start without LOGEXPORT_SECRET, in one line, and generates no secret into the store', async () => {
+    await assert.rejects(startApp(toConfig(envOf(t))), (error: unknown) => error instanceof WrongSecretError && /is not set/.test(error.message) && !error.message.includes('\n'));
+    const raw = await openStore(t.config.database);
+    try {
+      assert.equal(await raw.getSetting('secret'), undefined);
+    } finally {
+      await raw.close();
+    }
+  });
+
   it('re-encrypts under a new secret with `logexport secrets rotate`, after which only the new one starts', () => {
     const bin = new URL('../../bin/logexport.mjs', import.meta.url).pathname;
     const env = { ...process.env, ...envOf(t), LOGEXPORT_SECRET: nodeSecret, LOGEXPORT_NEW_SECRET: 'the second node secret, also long' };

@@ -248,21 +248,22 @@ for (const engine of engines) {
       assert.equal(await store.findZoneByName('nine.example'), undefined);
     });
 
-    it('counts failed credential checks per key in windows, restarting an expired window, and clears them', async () => {
+    it('counts failed credential checks per key in windows, restarting an expired window, takes one back, and clears them', async () => {
       const t0 = Date.UTC(2026, 0, 1);
-      assert.deepEqual(await store.recordAuthFailure('account:a', t0, 60_000), { failures: 1, windowStartMs: t0 });
-      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + 1000, 60_000), { failures: 2, windowStartMs: t0 });
-      await store.recordAuthFailure('ip:1', t0 + 2000, 60_000);
-      assert.deepEqual(
-        (await store.authFailures(['account:a', 'ip:1', 'ip:2'], t0 + 3000, 60_000)).map((c) => c.failures).sort(),
-        [1, 2],
-      );
-      assert.deepEqual(await store.authFailures(['account:a'], t0 + 60_000, 60_000), []);
-      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + 60_000, 60_000), { failures: 1, windowStartMs: t0 + 60_000 });
+      const window = 60_000;
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0, window), { failures: 1, windowStartMs: t0 });
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + 1000, window), { failures: 2, windowStartMs: t0 });
+      assert.deepEqual(await store.recordAuthFailure('ip:1', t0 + 2000, window), { failures: 1, windowStartMs: t0 + 2000 }, 'each key has its own count');
+      // An attempt counted before it was checked, that succeeded, is taken back; a count never goes below zero.
+      await store.releaseAuthFailure('ip:1', t0 + 3000, window);
+      await store.releaseAuthFailure('ip:1', t0 + 3000, window);
+      assert.deepEqual(await store.recordAuthFailure('ip:1', t0 + 3000, window), { failures: 1, windowStartMs: t0 + 2000 });
+      // A window that has ended restarts at the next failure.
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + window, window), { failures: 1, windowStartMs: t0 + window });
       await store.clearAuthFailures(['account:a']);
-      assert.deepEqual(await store.authFailures(['account:a'], t0 + 60_001, 60_000), []);
-      await store.pruneAuthFailures(t0 + 10 * 60_000);
-      assert.deepEqual(await store.authFailures(['ip:1'], t0 + 2001, 60_000), []);
+      assert.deepEqual(await store.recordAuthFailure('account:a', t0 + window + 1, window), { failures: 1, windowStartMs: t0 + window + 1 }, 'cleared');
+      await store.pruneAuthFailures(t0 + 10 * window);
+      assert.deepEqual(await store.recordAuthFailure('ip:1', t0 + 3001, window), { failures: 1, windowStartMs: t0 + 3001 }, 'pruned');
     });
 
     it('keeps audit entries per owner, filters, pages, orders them, and prunes old ones', async () => {

@@ -3,6 +3,7 @@
  * result as the ruleset's next version.
  */
 import type { FastifyInstance } from 'fastify';
+import { newId } from '../../accounts/credentials.ts';
 import { AppError, appError } from '../../core/app-error.ts';
 import { parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
 import { parsePosition, placeRule, storeRule } from '../../domain/rulesets/ruleset-changes.ts';
@@ -34,11 +35,13 @@ export function rulesetRuleRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (input.value.id !== undefined) {
       throw appError('rulesetInvalid', 'a new rule gets its id from the server; leave id out', '/id');
     }
+    // The new rule's id is chosen here, so the audit entry can name it (and a retried save keeps it).
+    const ruleId = newId();
     const snapshot = await change(
       zone.id,
       () => load(zone.id, rulesetId),
       (current, ctx) => {
-        const rule = storeRule(undefined, input.value, ctx);
+        const rule = storeRule(undefined, input.value, { ...ctx, newId: () => ruleId });
         if (current.rules.some((r) => r.ref === rule.ref)) {
           throw appError('rulesetInvalid', `ref "${rule.ref}" is already used by another rule`, '/ref');
         }
@@ -47,7 +50,7 @@ export function rulesetRuleRoutes(app: FastifyInstance, deps: ApiDeps): void {
         return { rules: placed.value };
       },
       dryRun,
-      { request, action: 'rule.create' },
+      { request, action: 'rule.create', ruleId },
     );
     return answer(snapshot, dryRun);
   });

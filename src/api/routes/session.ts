@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
 import { AppError } from '../../core/app-error.ts';
 import { throttleKeys } from '../../accounts/auth-throttle.ts';
-import { recordAudit } from '../../audit/record-audit.ts';
+import { recordAudit, type AuditRecord } from '../../audit/record-audit.ts';
 import { readCookie, sessionCookieName } from '../auth.ts';
 import { success } from '../envelope.ts';
 import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
@@ -31,10 +31,10 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const email = typeof body.email === 'string' ? normalizeEmail(body.email) : undefined;
     const password = typeof body.password === 'string' ? body.password : '';
     const keys = throttleKeys(email, request.ip);
-    await deps.throttle.check(keys);
+    await deps.throttle.attempt(keys);
     const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);
-    const signIn = (result: boolean) => ({
+    const signIn = (result: boolean): AuditRecord => ({
       action: 'session.create',
       result,
       actor: { type: 'user' as const, id: user?.id ?? null, email: email ?? null, ip: request.ip },
@@ -43,9 +43,9 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     });
     if (user === undefined || user.passwordHash === null || !valid) {
       await recordAudit(deps.store, deps.clock, signIn(false));
-      throw (await deps.throttle.failed(keys)) ?? new AppError('signInFailed');
+      throw new AppError('signInFailed');
     }
-    await deps.throttle.succeeded(keys[0] ?? '', true);
+    await deps.throttle.attemptSucceeded(keys);
     const sessionId = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const now = deps.clock.now();

@@ -1,6 +1,7 @@
 /**
  * Failed credential checks per key (an account or a client address) in fixed windows. One upsert counts a
- * failure and restarts an expired window atomically, so nodes sharing a PostgreSQL store share the count.
+ * failure and restarts an expired window atomically, and answers the count, so nodes sharing a PostgreSQL
+ * store share it and parallel attempts each see their own place in it.
  */
 import { sql } from 'kysely';
 import type { AuthFailureCount } from '../store.ts';
@@ -25,20 +26,19 @@ export async function recordAuthFailure(db: Db, key: string, nowMs: number, wind
   return { failures: Number(row.failures), windowStartMs: Date.parse(row.window_start) };
 }
 
-export async function authFailures(db: Db, keys: readonly string[], nowMs: number, windowMs: number): Promise<readonly AuthFailureCount[]> {
-  if (keys.length === 0) return [];
-  const rows = await db
-    .selectFrom('auth_failures')
-    .select(['failures', 'window_start'])
-    .where('key', 'in', [...keys])
-    .where('window_start', '>', iso(nowMs - windowMs))
-    .execute();
-  return rows.map((r) => ({ failures: Number(r.failures), windowStartMs: Date.parse(r.window_start) }));
-}
-
 export async function clearAuthFailures(db: Db, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await db.deleteFrom('auth_failures').where('key', 'in', [...keys]).execute();
+}
+
+export async function releaseAuthFailure(db: Db, key: string, nowMs: number, windowMs: number): Promise<void> {
+  await db
+    .updateTable('auth_failures')
+    .set({ failures: sql<number>`failures - 1` })
+    .where('key', '=', key)
+    .where('window_start', '>', iso(nowMs - windowMs))
+    .where('failures', '>', 0)
+    .execute();
 }
 
 export async function pruneAuthFailures(db: Db, beforeMs: number): Promise<void> {

@@ -24,27 +24,6 @@ export interface AuditFilters {
 
 export const noAuditFilters: AuditFilters = { zoneName: '', actionType: '', actorEmail: '', actorIp: '', since: '', before: '' };
 
-/** The action types logexport records, for the filter's choices. */
-export const auditActionTypes = [
-  'session.create',
-  'session.delete',
-  'zone.create',
-  'token.create',
-  'ruleset.create',
-  'ruleset.update',
-  'ruleset.delete',
-  'ruleset.version.delete',
-  'rule.create',
-  'rule.update',
-  'rule.delete',
-  'job.create',
-  'job.update',
-  'job.enable',
-  'job.disable',
-  'job.delete',
-  'ownership.challenge',
-] as const;
-
 /** The query string of one page of the audit log with these filters. */
 export function auditQuery(filters: AuditFilters, page: number, perPage: number): string {
   const params = new URLSearchParams();

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
-import { auditActionTypes, auditQuery, noAuditFilters, type AuditEntry, type AuditFilters } from '../api/audit-entry.ts';
+import { auditActions } from '../../../src/audit/audit-action.ts';
+import { auditQuery, noAuditFilters, type AuditEntry, type AuditFilters } from '../api/audit-entry.ts';
 import type { Zone } from '../api/zone.ts';
 
 const perPage = 25;
@@ -59,7 +60,7 @@ export function AuditLogPage(props: { readonly api: ApiClient; readonly zones: r
   return (
     <section aria-labelledby="audit-title" class="audit-log">
       <h1 id="audit-title">Audit log</h1>
-      <p class="muted">Every change to your domains' custom fields, log export jobs and API tokens, and every sign-in to your account.</p>
+      <p class="muted">Every change to your domains' custom fields, log export jobs, replays, Logpull retention, Instant Logs sessions and API tokens, and every sign-in to your account.</p>
       <form
         class="audit-filters"
         aria-label="Filters"
@@ -84,7 +85,7 @@ export function AuditLogPage(props: { readonly api: ApiClient; readonly zones: r
           Action
           <select {...field('actionType')} onChange={(e) => setDraft({ ...draft, actionType: e.currentTarget.value })}>
             <option value="">All actions</option>
-            {auditActionTypes.map((type) => (
+            {auditActions.map((type) => (
               <option key={type} value={type}>
                 {type}
               </option>

@@ -1,0 +1,29 @@
+/**
+ * Every action the audit log records, `<resource>.<verb>`: the server records only these, and the
+ * dashboard's Action filter offers them (it imports this file, which therefore imports nothing).
+ */
+export const auditActions = [
+  'session.create',
+  'session.delete',
+  'zone.create',
+  'token.create',
+  'ruleset.create',
+  'ruleset.update',
+  'ruleset.delete',
+  'ruleset.version.delete',
+  'rule.create',
+  'rule.update',
+  'rule.delete',
+  'job.create',
+  'job.update',
+  'job.enable',
+  'job.disable',
+  'job.delete',
+  'job.replay',
+  'ownership.challenge',
+  'retention.update',
+  'live_session.create',
+] as const;
+
+/** One of `auditActions`. */
+export type AuditAction = (typeof auditActions)[number];
