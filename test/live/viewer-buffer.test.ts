@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ViewerBuffer, type ViewerSink } from '../../src/live/viewer-buffer.ts';
+import { webSocketViewer } from '../../src/live/websocket-viewer.ts';
 
 /** A socket whose send buffer drains only when told to; like a real socket's write callback, it says success with null. */
 function fakeSocket() {
@@ -133,20 +134,9 @@ describe('a viewer buffer', () => {
     const socket = await accepted;
     const raw = (socket as unknown as { _socket: Socket })._socket;
     try {
-      // As the route wires it: the burst is corked, so the socket's buffer passes the mark within one pump.
+      // Wired as the route wires it: the burst is corked, so the socket's buffer passes the mark within one pump.
       const buffer = new ViewerBuffer(
-        {
-          send: (text, done) => socket.send(text, done),
-          bufferedAmount: () => socket.bufferedAmount,
-          batch: (sends) => {
-            raw.cork();
-            try {
-              sends();
-            } finally {
-              raw.uncork();
-            }
-          },
-        },
+        webSocketViewer(socket, raw),
         1000,
         4096,
       );

@@ -10,6 +10,7 @@ import { AppError, appError } from '../../core/app-error.ts';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import type { LiveOwner, LiveSession } from '../../live/live-session.ts';
 import { parseLiveSessionInput } from '../../live/live-session.ts';
+import { webSocketViewer } from '../../live/websocket-viewer.ts';
 import type { Store } from '../../store/store.ts';
 import { authorizeZone, principalUserId, type Principal } from '../auth.ts';
 import { page, success } from '../envelope.ts';
@@ -120,20 +121,7 @@ export function liveStreamRoutes(app: FastifyInstance, deps: ApiDeps): void {
       return;
     }
     // The upgraded connection's own socket: corked around a burst of records, they leave in one write.
-    const raw = request.raw.socket;
-    const viewer = deps.live.attach(session, {
-      send: (text, done) => socket.send(text, done),
-      bufferedAmount: () => socket.bufferedAmount,
-      batch: (sends) => {
-        raw.cork();
-        try {
-          sends();
-        } finally {
-          raw.uncork();
-        }
-      },
-      close: (code, reason) => socket.close(code, reason),
-    });
+    const viewer = deps.live.attach(session, webSocketViewer(socket, request.raw.socket));
     let alive = true;
     const ping = setInterval(() => {
       if (!alive) {
