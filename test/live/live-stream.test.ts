@@ -149,6 +149,45 @@ describe('Instant Logs on one node', () => {
     }
   });
 
+  it('shows records that came in as OTLP log records, through the same filter', async () => {
+    const session = await makeSession(h, {
+      fields: 'RayID,ClientRequestPath,EdgeResponseStatus',
+      filter: JSON.stringify({ where: { key: 'EdgeResponseStatus', operator: 'geq', value: 500 } }),
+    });
+    const viewer = await connectViewer(session.destination_conf);
+    try {
+      const record = (rayId: string, path: string, status: number) => ({
+        timeUnixNano: '1790000000000000000',
+        attributes: [
+          { key: 'RayID', value: { stringValue: rayId } },
+          { key: 'url.path', value: { stringValue: path } },
+          { key: 'http.response.status_code', value: { intValue: String(status) } },
+        ],
+      });
+      const body = {
+        resourceLogs: [
+          {
+            resource: { attributes: [{ key: 'server.address', value: { stringValue: 'www.example.com' } }] },
+            scopeLogs: [{ logRecords: [record('otlp-ok', '/fine', 200), record('otlp-bad', '/broken', 502), record('otlp-missing', '/gone', 404), record('otlp-down', '/down', 503)] }],
+          },
+        ],
+      };
+      const res = await fetch(`${h.t.app.url}/ingest/zones/${h.zone}/otlp/v1/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-email': h.owner.email, 'x-auth-key': h.owner.key },
+        body: JSON.stringify(body),
+      });
+      assert.equal(res.status, 200, await res.text());
+      await settle(viewer, 4, 2);
+      assert.deepEqual(viewer.records, [
+        '{"RayID":"otlp-bad","ClientRequestPath":"/broken","EdgeResponseStatus":502}',
+        '{"RayID":"otlp-down","ClientRequestPath":"/down","EdgeResponseStatus":503}',
+      ]);
+    } finally {
+      await viewer.close();
+    }
+  });
+
   it('drops what a stalled viewer cannot take, keeps ingest answering, and says how many it dropped', async () => {
     const session = await makeSession(h, { fields: 'RayID,ClientRequestPath' });
     const viewer = await connectViewer(session.destination_conf);
