@@ -57,7 +57,7 @@ export class AuthThrottle {
   async attemptSucceeded(keys: readonly string[]): Promise<void> {
     const now = this.clock.now();
     for (const key of keys) {
-      if (key.startsWith('account:')) await this.store.clearAuthFailures([key]);
+      if (key.startsWith('account:')) await this.succeeded(key);
       else await this.store.releaseAuthFailure(key, now, authFailureWindowMs);
     }
   }
