@@ -41,6 +41,12 @@ describe('the layout', () => {
     assert.deepEqual(offenders('api/routes/', (target) => target === 'api/server.ts' || target.startsWith('api/routes/')), []);
   });
 
+  it("groups the routes by URL family, so a route's file is found from its URL", () => {
+    const families = ['account/', 'ingest/', 'logpush/', 'logs/', 'rulesets/'];
+    const loose = files.filter((f) => f.name.startsWith('api/routes/')).map((f) => f.name.slice('api/routes/'.length)).filter((name) => !families.some((family) => name.startsWith(family)));
+    assert.deepEqual(loose.sort(), ['dashboard.ts', 'metrics.ts']);
+  });
+
   it('keeps the pure rules in src/domain free of every layer below them', () => {
     assert.deepEqual(offenders('domain/', (target) => !target.startsWith('domain/') && !target.startsWith('core/')), []);
   });

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { appError } from '../../core/app-error.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { success } from '../envelope.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
-import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
+import { appError } from '../../../core/app-error.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { success } from '../../envelope.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
+import { bodyObject, rejectUnknownKeys } from '../../request-input.ts';
 
 /**
  * `logs/control/retention/flag`: the zone's Logpull retention flag, as the official client calls it

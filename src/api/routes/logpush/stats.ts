@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { appError } from '../../core/app-error.ts';
-import { success } from '../envelope.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
-import { jobIdOf } from '../request-input.ts';
+import { appError } from '../../../core/app-error.ts';
+import { success } from '../../envelope.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
+import { jobIdOf } from '../../request-input.ts';
 
 /** `jobs/{job_id}/stats`: the job's counters summed over every node, and delivered records per minute. */
 export function statsRoutes(app: FastifyInstance, deps: ApiDeps): void {

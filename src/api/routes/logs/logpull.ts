@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
-import { httpRequests, type DatasetField } from '../../domain/datasets/http-requests.ts';
-import { logpullText } from '../../retention/logpull-output.ts';
-import { readRetainedNdjson } from '../../retention/retained-ndjson.ts';
-import { parseLogpullOutput, parseLogpullQuery, type LogpullOutput } from '../../retention/logpull-query.ts';
-import { readRetained, type ReceiveWindow } from '../../retention/retained-reader.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError, type ErrorDetail } from '../../../core/app-error.ts';
+import { httpRequests, type DatasetField } from '../../../domain/datasets/http-requests.ts';
+import { logpullText } from '../../../retention/logpull-output.ts';
+import { readRetainedNdjson } from '../../../retention/retained-ndjson.ts';
+import { parseLogpullOutput, parseLogpullQuery, type LogpullOutput } from '../../../retention/logpull-query.ts';
+import { readRetained, type ReceiveWindow } from '../../../retention/retained-reader.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** What the reader must fetch: the written fields, plus RayID when sampling needs it to decide. */
 function fieldsToRead(output: LogpullOutput): readonly DatasetField[] {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { createZone } from '../../accounts/accounts.ts';
-import { AppError } from '../../core/app-error.ts';
-import type { Zone } from '../../store/store.ts';
-import { auditActorOf } from '../audit-actor.ts';
-import { authorizeZone, principalUserId } from '../auth.ts';
-import { page, success } from '../envelope.ts';
-import { bodyObject, pathId, queryInteger, rejectUnknownKeys } from '../request-input.ts';
-import { principalOf, type ApiDeps } from '../request-context.ts';
+import { createZone } from '../../../accounts/accounts.ts';
+import { AppError } from '../../../core/app-error.ts';
+import type { Zone } from '../../../store/store.ts';
+import { auditActorOf } from '../../audit-actor.ts';
+import { authorizeZone, principalUserId } from '../../auth.ts';
+import { page, success } from '../../envelope.ts';
+import { bodyObject, pathId, queryInteger, rejectUnknownKeys } from '../../request-input.ts';
+import { principalOf, type ApiDeps } from '../../request-context.ts';
 
 /** A zone as the API shows it. */
 function zoneView(zone: Zone) {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
-import { compileJobPlan } from '../../ingest/job-plan.ts';
-import { parseLogpullTime } from '../../retention/logpull-query.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { success } from '../envelope.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
-import { bodyObject, jobIdOf, rejectUnknownKeys } from '../request-input.ts';
+import { AppError, appError, type ErrorDetail } from '../../../core/app-error.ts';
+import { compileJobPlan } from '../../../ingest/job-plan.ts';
+import { parseLogpullTime } from '../../../retention/logpull-query.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { success } from '../../envelope.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
+import { bodyObject, jobIdOf, rejectUnknownKeys } from '../../request-input.ts';
 
 /** A replay time: Unix seconds, Unix nanoseconds (as a number or digits) or RFC 3339. */
 function timeOf(value: unknown, name: string, problems: ErrorDetail[]): bigint | undefined {

@@ -3,13 +3,13 @@
  * entrypoint (list, get). Every saved change of a ruleset is a new version.
  */
 import type { FastifyInstance } from 'fastify';
-import { appError } from '../../core/app-error.ts';
-import { metaView, rulesetView } from '../ruleset-answers.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { rulesetResource, rulesetWrites } from '../ruleset-writes.ts';
-import { page, success } from '../envelope.ts';
-import { dryRunOf, pathId } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { appError } from '../../../core/app-error.ts';
+import { metaView, rulesetView } from '../../ruleset-answers.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { rulesetResource, rulesetWrites } from '../../ruleset-writes.ts';
+import { page, success } from '../../envelope.ts';
+import { dryRunOf, pathId } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 function parseVersion(value: string | undefined): number {
   if (value === undefined || !/^[1-9]\d{0,9}$/.test(value)) {

@@ -1,19 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
-import { findDataset } from '../../domain/datasets/http-requests.ts';
-import { maskDestinationConf, ownershipRequired } from '../../domain/jobs/destination-conf.ts';
-import type { DestinationSpec } from '../../domain/jobs/destination-spec.ts';
-import { parseJobInput } from '../../domain/jobs/job-input.ts';
-import { ownershipFailureMessage, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
-import { checkDestinationAddress } from '../../destinations/private-address.ts';
-import { createDestination } from '../../destinations/create-destination.ts';
-import { compileJobPlan } from '../../ingest/job-plan.ts';
-import type { JobSettings } from '../../domain/jobs/job-settings.ts';
-import type { Job } from '../../store/store.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { page, success } from '../envelope.ts';
-import { jobIdOf } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError, type ErrorDetail } from '../../../core/app-error.ts';
+import { findDataset } from '../../../domain/datasets/http-requests.ts';
+import { maskDestinationConf, ownershipRequired } from '../../../domain/jobs/destination-conf.ts';
+import type { DestinationSpec } from '../../../domain/jobs/destination-spec.ts';
+import { parseJobInput } from '../../../domain/jobs/job-input.ts';
+import { ownershipFailureMessage, verifyOwnershipToken } from '../../../domain/jobs/ownership.ts';
+import { checkDestinationAddress } from '../../../destinations/private-address.ts';
+import { createDestination } from '../../../destinations/create-destination.ts';
+import { compileJobPlan } from '../../../ingest/job-plan.ts';
+import type { JobSettings } from '../../../domain/jobs/job-settings.ts';
+import type { Job } from '../../../store/store.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { page, success } from '../../envelope.ts';
+import { jobIdOf } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** A job as the API shows it: settings exactly as stored, secrets in the destination masked. */
 function buildJobView(job: Job) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { appError } from '../../core/app-error.ts';
-import { datasetIds, defaultFieldNames, findDataset, type Dataset } from '../../domain/datasets/http-requests.ts';
-import { success } from '../envelope.ts';
+import { appError } from '../../../core/app-error.ts';
+import { datasetIds, defaultFieldNames, findDataset, type Dataset } from '../../../domain/datasets/http-requests.ts';
+import { success } from '../../envelope.ts';
 
 function datasetOf(id: string | undefined): Dataset {
   const dataset = findDataset(id ?? '');

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../core/app-error.ts';
-import { findDataset } from '../../domain/datasets/http-requests.ts';
-import { authenticate, authorizeZone } from '../auth.ts';
-import { success } from '../envelope.ts';
-import { contentEncodingOf, pathId } from '../request-input.ts';
-import type { ApiDeps } from '../request-context.ts';
+import { AppError } from '../../../core/app-error.ts';
+import { findDataset } from '../../../domain/datasets/http-requests.ts';
+import { authenticate, authorizeZone } from '../../auth.ts';
+import { success } from '../../envelope.ts';
+import { contentEncodingOf, pathId } from '../../request-input.ts';
+import type { ApiDeps } from '../../request-context.ts';
 
 /**
  * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued.

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, appError, type ErrorDetail } from '../../core/app-error.ts';
-import { parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
-import { customFieldsPhase } from '../../domain/rulesets/phase.ts';
-import { replaceRules, type ChangeContext } from '../../domain/rulesets/ruleset-changes.ts';
-import type { RulesetSnapshot } from '../../store/store.ts';
-import { answer, metaView, rulesetView } from '../ruleset-answers.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { checkPhase, rulesetResource, rulesetWrites } from '../ruleset-writes.ts';
-import { page, success } from '../envelope.ts';
-import { bodyObject, dryRunOf, pathId, rejectUnknownKeys } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError, type ErrorDetail } from '../../../core/app-error.ts';
+import { parseRuleInput, type RuleInput } from '../../../domain/rulesets/custom-fields.ts';
+import { customFieldsPhase } from '../../../domain/rulesets/phase.ts';
+import { replaceRules, type ChangeContext } from '../../../domain/rulesets/ruleset-changes.ts';
+import type { RulesetSnapshot } from '../../../store/store.ts';
+import { answer, metaView, rulesetView } from '../../ruleset-answers.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { checkPhase, rulesetResource, rulesetWrites } from '../../ruleset-writes.ts';
+import { page, success } from '../../envelope.ts';
+import { bodyObject, dryRunOf, pathId, rejectUnknownKeys } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 
 const maxRulesPerRequest = 100;

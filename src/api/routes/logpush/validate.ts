@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../core/app-error.ts';
-import { findDataset, httpRequests, type Dataset } from '../../domain/datasets/http-requests.ts';
-import { filterMessage } from '../../ingest/job-plan.ts';
-import { parseFilter } from '../../domain/filters/parse-filter.ts';
-import { parseDestinationConf, sameDestination } from '../../domain/jobs/destination-conf.ts';
-import { hasFieldNames, parseLogpullOptions, resolveOutputPlan } from '../../domain/jobs/output-options.ts';
-import { createDestination } from '../../destinations/create-destination.ts';
-import { checkDestinationAddress } from '../../destinations/private-address.ts';
-import { success } from '../envelope.ts';
-import { bodyObject, destinationOf, rejectUnknownKeys } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError } from '../../../core/app-error.ts';
+import { findDataset, httpRequests, type Dataset } from '../../../domain/datasets/http-requests.ts';
+import { filterMessage } from '../../../ingest/job-plan.ts';
+import { parseFilter } from '../../../domain/filters/parse-filter.ts';
+import { parseDestinationConf, sameDestination } from '../../../domain/jobs/destination-conf.ts';
+import { hasFieldNames, parseLogpullOptions, resolveOutputPlan } from '../../../domain/jobs/output-options.ts';
+import { createDestination } from '../../../destinations/create-destination.ts';
+import { checkDestinationAddress } from '../../../destinations/private-address.ts';
+import { success } from '../../envelope.ts';
+import { bodyObject, destinationOf, rejectUnknownKeys } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** The dataset a body names (`http_requests` when it names none); an unknown one is a 400 pointing at it. */
 function datasetOf(body: Readonly<Record<string, unknown>>): Dataset {

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { AppError, appError } from '../../core/app-error.ts';
-import { challengeFileName, issueOwnershipToken, verifyOwnershipToken } from '../../domain/jobs/ownership.ts';
-import { createDestination } from '../../destinations/create-destination.ts';
-import { DestinationError } from '../../destinations/destination.ts';
-import { checkDestinationAddress } from '../../destinations/private-address.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { success } from '../envelope.ts';
-import { bodyObject, destinationOf, rejectUnknownKeys } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError } from '../../../core/app-error.ts';
+import { challengeFileName, issueOwnershipToken, verifyOwnershipToken } from '../../../domain/jobs/ownership.ts';
+import { createDestination } from '../../../destinations/create-destination.ts';
+import { DestinationError } from '../../../destinations/destination.ts';
+import { checkDestinationAddress } from '../../../destinations/private-address.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { success } from '../../envelope.ts';
+import { bodyObject, destinationOf, rejectUnknownKeys } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** The ownership challenge: write a token into the destination; check a token. */
 export function ownershipRoutes(app: FastifyInstance, deps: ApiDeps): void {

@@ -6,16 +6,16 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { AppError, appError } from '../../core/app-error.ts';
-import { httpRequests } from '../../domain/datasets/http-requests.ts';
-import type { LiveOwner, LiveSession } from '../../live/live-session.ts';
-import { parseLiveSessionInput } from '../../live/live-session.ts';
-import { webSocketViewer } from '../../live/websocket-viewer.ts';
-import type { Store } from '../../store/store.ts';
-import { authorizeZone, principalUserId, type Principal } from '../auth.ts';
-import { page, success } from '../envelope.ts';
-import { auditZoneChange, zoneAuditOf } from '../audit-actor.ts';
-import { principalOf, zoneOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError } from '../../../core/app-error.ts';
+import { httpRequests } from '../../../domain/datasets/http-requests.ts';
+import type { LiveOwner, LiveSession } from '../../../live/live-session.ts';
+import { parseLiveSessionInput } from '../../../live/live-session.ts';
+import { webSocketViewer } from '../../../live/websocket-viewer.ts';
+import type { Store } from '../../../store/store.ts';
+import { authorizeZone, principalUserId, type Principal } from '../../auth.ts';
+import { page, success } from '../../envelope.ts';
+import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
+import { principalOf, zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** Where a session's viewer connects; the session id in the path is the only secret it needs. */
 export const liveStreamPath = '/instant-logs/ws/sessions/:session_id';

@@ -3,14 +3,14 @@
  * result as the ruleset's next version.
  */
 import type { FastifyInstance } from 'fastify';
-import { newId } from '../../accounts/credentials.ts';
-import { AppError, appError } from '../../core/app-error.ts';
-import { parseRuleInput, type RuleInput } from '../../domain/rulesets/custom-fields.ts';
-import { parsePosition, placeRule, storeRule } from '../../domain/rulesets/ruleset-changes.ts';
-import { answer } from '../ruleset-answers.ts';
-import { rulesetWrites } from '../ruleset-writes.ts';
-import { bodyObject, dryRunOf, pathId } from '../request-input.ts';
-import { zoneOf, type ApiDeps } from '../request-context.ts';
+import { newId } from '../../../accounts/credentials.ts';
+import { AppError, appError } from '../../../core/app-error.ts';
+import { parseRuleInput, type RuleInput } from '../../../domain/rulesets/custom-fields.ts';
+import { parsePosition, placeRule, storeRule } from '../../../domain/rulesets/ruleset-changes.ts';
+import { answer } from '../../ruleset-answers.ts';
+import { rulesetWrites } from '../../ruleset-writes.ts';
+import { bodyObject, dryRunOf, pathId } from '../../request-input.ts';
+import { zoneOf, type ApiDeps } from '../../request-context.ts';
 
 /** A rule body of rule add/edit: the rule definition plus an optional `position`. */
 function splitRuleBody(body: Readonly<Record<string, unknown>>): { definition: Record<string, unknown>; position: unknown } {

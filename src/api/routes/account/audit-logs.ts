@@ -5,12 +5,12 @@
  * `logs:read` or `logs:edit` sees those of its zones.
  */
 import type { FastifyInstance } from 'fastify';
-import { AppError, appError } from '../../core/app-error.ts';
-import { parseIpNetwork } from '../../audit/ip-network.ts';
-import type { AuditEntry, AuditQuery } from '../../store/store.ts';
-import { success } from '../envelope.ts';
-import { queryInteger } from '../request-input.ts';
-import { principalOf, type ApiDeps } from '../request-context.ts';
+import { AppError, appError } from '../../../core/app-error.ts';
+import { parseIpNetwork } from '../../../audit/ip-network.ts';
+import type { AuditEntry, AuditQuery } from '../../../store/store.ts';
+import { success } from '../../envelope.ts';
+import { queryInteger } from '../../request-input.ts';
+import { principalOf, type ApiDeps } from '../../request-context.ts';
 
 const knownParameters = ['id', 'page', 'per_page', 'direction', 'since', 'before', 'zone.name', 'action.type', 'actor.email', 'actor.ip', 'export', 'hide_user_logs'];
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../../core/app-error.ts';
-import { ingestOtlpLogs, type OtlpTarget } from '../../sources/otlp/ingest-otlp-logs.ts';
-import { exportResponseBody, otlpEncodingOf } from '../../sources/otlp/otlp-answer.ts';
-import { authenticate, authorizeZone, type Principal } from '../auth.ts';
-import { handleOtlpError } from '../error-handler.ts';
-import { contentEncodingOf, pathId } from '../request-input.ts';
-import type { ApiDeps } from '../request-context.ts';
+import { AppError } from '../../../core/app-error.ts';
+import { ingestOtlpLogs, type OtlpTarget } from '../../../sources/otlp/ingest-otlp-logs.ts';
+import { exportResponseBody, otlpEncodingOf } from '../../../sources/otlp/otlp-answer.ts';
+import { authenticate, authorizeZone, type Principal } from '../../auth.ts';
+import { handleOtlpError } from '../../error-handler.ts';
+import { contentEncodingOf, pathId } from '../../request-input.ts';
+import type { ApiDeps } from '../../request-context.ts';
 
 /**
  * OTLP/HTTP logs in (docs/sources.md): `POST /ingest/otlp/v1/logs` routes each record to its zone by host,

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hashSecret, normalizeEmail, verifyPassword } from '../../accounts/credentials.ts';
-import { AppError } from '../../core/app-error.ts';
-import { throttleKeys } from '../../accounts/auth-throttle.ts';
-import { recordAudit, type AuditRecord } from '../../audit/record-audit.ts';
-import { readCookie, sessionCookieName } from '../auth.ts';
-import { success } from '../envelope.ts';
-import { bodyObject, rejectUnknownKeys } from '../request-input.ts';
-import { principalOf, type ApiDeps } from '../request-context.ts';
+import { hashSecret, normalizeEmail, verifyPassword } from '../../../accounts/credentials.ts';
+import { AppError } from '../../../core/app-error.ts';
+import { throttleKeys } from '../../../accounts/auth-throttle.ts';
+import { recordAudit, type AuditRecord } from '../../../audit/record-audit.ts';
+import { readCookie, sessionCookieName } from '../../auth.ts';
+import { success } from '../../envelope.ts';
+import { bodyObject, rejectUnknownKeys } from '../../request-input.ts';
+import { principalOf, type ApiDeps } from '../../request-context.ts';
 
 const sessionLifetimeMs = 12 * 3_600_000;
 
