@@ -61,7 +61,7 @@ export interface AuthDeps {
 
 /** Counts a failed key or token check; past the limit the answer is 429 instead of `error`. */
 async function refuse(error: AppError, email: string | undefined, ip: string, throttle: AuthThrottle): Promise<never> {
-  throw (await throttle.failed(throttleKeys(email, ip))) ?? error;
+  throw (await throttle.failed(throttleKeys('credential', email, ip))) ?? error;
 }
 
 /**
@@ -92,7 +92,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     if (!apiKeyPattern.test(key.trim())) throw malformed(6103, 'Invalid format for X-Auth-Key header');
     const user = await store.findUserByApiKeyHash(hashSecret(key.trim()));
     if (user === undefined || user.email !== normalized) return refuse(new AppError('unknownApiKey'), normalized, ip, throttle);
-    await throttle.succeeded(throttleKeys(normalized, ip)[0] ?? '');
+    // Clears only key and token failures: a key in use says nothing about guesses at the account's password.
+    await throttle.succeeded(throttleKeys('credential', normalized, ip)[0] ?? '');
     return { kind: 'user', user, via: 'key' };
   }
   const sessionId = readCookie(headers, sessionCookieName);

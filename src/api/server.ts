@@ -43,10 +43,14 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   }
 }
 
-/** LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). */
-function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+/**
+ * LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). With a
+ * list, proxy-addr walks X-Forwarded-For from the right and stops at the first address not in it: the client
+ * is the right-most untrusted address, whatever the client wrote further left.
+ */
+function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return typeof trust === 'boolean' ? trust : [...trust];
+  return trust === false ? false : [...trust];
 }
 
 /** Builds the HTTP server: the /client/v4 API (and, as they are added, ingest, metrics and the dashboard). */

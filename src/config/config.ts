@@ -57,7 +57,7 @@ export interface AppConfig {
   readonly ingestMaxBufferedBytes: number;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
   readonly metricsToken: string | undefined;
-  /** Fastify's `trustProxy`: false, true (every hop), a hop count, or addresses/CIDRs of trusted proxies. */
+  /** Which proxies are believed about the client: none (false), a hop count, or addresses/CIDRs of trusted proxies. */
   readonly trustProxy: TrustProxy;
   /** Failed sign-ins or credential checks allowed per account and per client address in one minute. */
   readonly authFailuresPerMinute: number;
@@ -73,7 +73,7 @@ export interface AppConfig {
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
-export type TrustProxy = boolean | number | readonly string[];
+export type TrustProxy = false | number | readonly string[];
 
 /** A bad setting: its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -130,15 +130,24 @@ function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
   fail(name, value, 'true or false');
 }
 
+/**
+ * LOGEXPORT_TRUST_PROXY: false, a number of proxy hops, or the proxies' addresses/CIDRs. `true` is refused:
+ * it would believe the left-most X-Forwarded-For entry, which the client writes itself (a proxy appends the
+ * address it saw, it does not replace the header).
+ */
 function trustProxy(raw: RawEnv): TrustProxy {
   const value = raw.LOGEXPORT_TRUST_PROXY;
   if (value === undefined || value === 'false' || value === '0') return false;
-  if (value === 'true') return true;
+  if (value === 'true') {
+    throw new ConfigError(
+      'LOGEXPORT_TRUST_PROXY=true is refused: it would take the client address from the left-most X-Forwarded-For entry, which any client can write; give the number of proxies in front (e.g. 1) or their addresses (e.g. 127.0.0.1,10.0.0.0/8)',
+    );
+  }
   if (/^\d+$/.test(value)) return Number(value);
   const parts = value.split(',').map((p) => p.trim());
   for (const part of parts) {
     if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(part) && !['loopback', 'linklocal', 'uniquelocal'].includes(part)) {
-      fail('LOGEXPORT_TRUST_PROXY', value, 'false, true, a number of hops, or proxy addresses/CIDRs separated by commas (e.g. 127.0.0.1,10.0.0.0/8)');
+      fail('LOGEXPORT_TRUST_PROXY', value, 'false, a number of proxy hops, or proxy addresses/CIDRs separated by commas (e.g. 127.0.0.1,10.0.0.0/8)');
     }
   }
   return Object.freeze(parts);

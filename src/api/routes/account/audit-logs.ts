@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, appError } from '../../../core/app-error.ts';
-import { parseIpNetwork } from '../../../audit/ip-network.ts';
+import { parseIpNetwork } from '../../../core/ip-network.ts';
 import type { AuditEntry, AuditQuery } from '../../../store/store.ts';
 import { success } from '../../envelope.ts';
 import { queryInteger } from '../../request-input.ts';
