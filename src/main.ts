@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { createToken, createUser, createZone, parsePermissions } from './accounts/accounts.ts';
+import { createToken, createUser, createZone, parsePermissions, simpleTokenSpec } from './accounts/accounts.ts';
 import { startApp } from './app.ts';
 import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
@@ -141,7 +141,8 @@ async function run(args: readonly string[]): Promise<void> {
       const user = await userByEmail(store, email);
       const zone = (await store.findZone(zoneRef)) ?? (await store.findZoneByName(zoneRef.toLowerCase()));
       if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
-      print({ token: await createToken(store, clock, { userId: user.id, zoneIds: [zone.id], permissions }) });
+      const { value } = await createToken(store, clock, user.id, simpleTokenSpec([zone.id], permissions));
+      print({ token: value });
     });
     return;
   }

@@ -30,6 +30,9 @@ import { rulesetVersionRoutes } from './routes/rulesets/ruleset-versions.ts';
 import { validateRoutes } from './routes/logpush/validate.ts';
 import { sessionRoutes } from './routes/account/session.ts';
 import { zoneRoutes } from './routes/account/zones.ts';
+import { tokenPermissionGroupRoutes } from './routes/account/token-permission-groups.ts';
+import { tokenValueRoutes } from './routes/account/token-value.ts';
+import { tokenRoutes } from './routes/account/tokens.ts';
 
 function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
   if (body.trim() === '') {
@@ -84,6 +87,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
 
       zoneRoutes(api, deps);
       sessionRoutes(api, deps);
+      tokenRoutes(api, deps);
+      tokenValueRoutes(api, deps);
+      tokenPermissionGroupRoutes(api, deps);
       auditLogRoutes(api, deps);
 
       await api.register(

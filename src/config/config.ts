@@ -70,6 +70,12 @@ export interface AppConfig {
   readonly retentionStorage: RetentionStorageConfig;
   /** A retention writer closes a segment at most this long after its first event. */
   readonly retentionFlushMs: number;
+  /** `dns`: users' zones stay pending (no host-routed events) until their DNS TXT record is checked. */
+  readonly zoneVerification: 'off' | 'dns';
+  /** Zones one user may create through the API. */
+  readonly maxZonesPerUser: number;
+  /** Instant Logs: viewers one session, and one zone, may have at once. */
+  readonly liveMaxViewers: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -151,6 +157,12 @@ function trustProxy(raw: RawEnv): TrustProxy {
     }
   }
   return Object.freeze(parts);
+}
+
+function zoneVerification(raw: RawEnv): 'off' | 'dns' {
+  const value = raw.LOGEXPORT_ZONE_VERIFICATION ?? 'off';
+  if (value !== 'off' && value !== 'dns') fail('LOGEXPORT_ZONE_VERIFICATION', value, 'off or dns');
+  return value;
 }
 
 function databaseConfig(raw: RawEnv, dataDir: string): DatabaseConfig {
@@ -272,6 +284,9 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
     retentionStorage: retentionStorageConfig(raw, dataDir),
     retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
+    zoneVerification: zoneVerification(raw),
+    maxZonesPerUser: integer(raw, 'LOGEXPORT_MAX_ZONES_PER_USER', 50, 1, 1_000_000),
+    liveMaxViewers: integer(raw, 'LOGEXPORT_LIVE_MAX_VIEWERS', 8, 1, 10_000),
   };
   return Object.freeze(config);
 }
