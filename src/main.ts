@@ -1,5 +1,7 @@
 import v8 from 'node:v8';
-import { createToken, createUser, createZone, parsePermissions, simpleTokenSpec } from './accounts/accounts.ts';
+import { createToken, createUser, createZone, deleteToken, parsePermissions, simpleTokenSpec } from './accounts/accounts.ts';
+import { tokenView } from './api/token-answers.ts';
+import { systemActor } from './audit/record-audit.ts';
 import { startApp } from './app.ts';
 import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
@@ -14,7 +16,9 @@ const usage = `usage:
   logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
   logexport users create --email E [--password P]
   logexport zones create --email E --name example.com
-  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
+  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest] [--name N]
+  logexport tokens list --email E   (the user's API tokens, never their values)
+  logexport tokens revoke --email E --id TOKEN_ID   (refused at once on every node; its live viewers are closed)
   logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)
   logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
 
@@ -133,7 +137,7 @@ async function run(args: readonly string[]): Promise<void> {
     return;
   }
   if (command === 'tokens' && sub === 'create') {
-    const { options, settings } = splitOptions(rest, ['email', 'zone', 'permissions']);
+    const { options, settings } = splitOptions(rest, ['email', 'zone', 'permissions', 'name']);
     const email = required(options, 'email');
     const zoneRef = required(options, 'zone');
     const permissions = parsePermissions(required(options, 'permissions'));
@@ -141,8 +145,30 @@ async function run(args: readonly string[]): Promise<void> {
       const user = await userByEmail(store, email);
       const zone = (await store.findZone(zoneRef)) ?? (await store.findZoneByName(zoneRef.toLowerCase()));
       if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
-      const { value } = await createToken(store, clock, user.id, simpleTokenSpec([zone.id], permissions));
+      const { value } = await createToken(store, clock, user.id, simpleTokenSpec([zone.id], permissions, options.get('name') ?? ''));
       print({ token: value });
+    });
+    return;
+  }
+  if (command === 'tokens' && sub === 'list') {
+    const { options, settings } = splitOptions(rest, ['email']);
+    const email = required(options, 'email');
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      print({ tokens: (await store.listTokens(user.id)).map((token) => tokenView(token, clock.now())) });
+    });
+    return;
+  }
+  if (command === 'tokens' && sub === 'revoke') {
+    const { options, settings } = splitOptions(rest, ['email', 'id']);
+    const email = required(options, 'email');
+    const id = required(options, 'id');
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      const token = await store.findToken(user.id, id);
+      if (token === undefined) throw new AppError('invalidInput', `${email} has no API token ${id}; list them with: logexport tokens list --email ${email}`);
+      await deleteToken(store, clock, token, systemActor);
+      print({ revoked: token.id });
     });
     return;
   }
