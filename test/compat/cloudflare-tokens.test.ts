@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Cloudflare from 'cloudflare';
+import type { WebSocket } from 'ws';
 import { permissionGroups } from '../../src/accounts/permission-groups.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { connectViewer } from '../support/live-viewer.ts';
@@ -26,7 +27,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Resolves with the close code and reason once the socket closes, or rejects after `ms`. */
-function closedWithin(socket: import('ws').WebSocket, ms: number): Promise<{ code: number; reason: string }> {
+function closedWithin(socket: WebSocket, ms: number): Promise<{ code: number; reason: string }> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the viewer was not closed within ${ms} ms`)), ms);
     socket.once('close', (code, reason) => {
