@@ -31,6 +31,7 @@ import { TailSources } from './sources/tail/tail-sources.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
+import { makeDataDirPrivate } from './private-data-dir.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
 import { openSecrets, resolveSecret } from './secrets/open-secrets.ts';
 import { Retention } from './retention/retention.ts';
@@ -73,6 +74,7 @@ export interface AppOptions {
  */
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const clock = options.clock ?? systemClock;
+  makeDataDirPrivate(config.dataDir);
   const plainStore = await openStore(config.database);
   const closers: (() => Promise<void>)[] = [() => plainStore.close()];
   const closeAll = async () => {

@@ -9,6 +9,7 @@ import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
+import { makeDataDirPrivate } from './private-data-dir.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
@@ -60,6 +61,8 @@ function configFrom(settings: readonly string[]): AppConfig {
 }
 
 async function withStore<T>(config: AppConfig, work: (store: Store) => Promise<T>): Promise<T> {
+  // The command line may be the first to create the store: its files are private from the start too.
+  makeDataDirPrivate(config.dataDir);
   const store = await openStore(config.database);
   try {
     return await work(store);
