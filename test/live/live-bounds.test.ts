@@ -6,15 +6,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.ts';
 import { EmbeddedLiveBus } from '../../src/live/embedded-live-bus.ts';
 import { LiveHub, type ViewerSocket } from '../../src/live/live-hub.ts';
 import type { LiveOwner } from '../../src/live/live-session.ts';
 import { connectViewer } from '../support/live-viewer.ts';
 import { serverAvailable } from '../support/services.ts';
-import { postgresUrl } from '../support/stores.ts';
+import { createPostgresDatabase } from '../support/stores.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 /** A viewer socket that records what it was sent and how it was closed. */
@@ -157,27 +155,21 @@ describe('viewer bounds over a real WebSocket', () => {
 const postgresReady = await serverAvailable('PostgreSQL', '127.0.0.1', 5432);
 
 describe('a token revoked on one node, with a viewer on another (shared PostgreSQL)', { skip: !postgresReady }, () => {
-  const database = `logexport_live_${randomBytes(4).toString('hex')}`;
-  const url = postgresUrl.replace(/\/[^/]*$/, `/${database}`);
   let one: TestApp;
   let two: TestApp;
+  let drop: () => Promise<void> = async () => {};
 
   before(async () => {
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const env = { LOGEXPORT_DATABASE_URL: url, LOGEXPORT_SECRET: 'a shared node secret, 32 chars!!', LOGEXPORT_WORKERS: '0' };
+    const database = await createPostgresDatabase('live');
+    drop = database.drop;
+    const env = { LOGEXPORT_DATABASE_URL: database.url, LOGEXPORT_SECRET: 'a shared node secret, 32 chars!!', LOGEXPORT_WORKERS: '0' };
     one = await startTestApp(env, { configPollMs: 100 });
     two = await startTestApp(env, { configPollMs: 100 });
   });
   after(async () => {
     await two?.stop();
     await one?.stop();
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await drop();
   });
 
   it('is refused by the other node and its viewer there is closed within 5 s', async () => {

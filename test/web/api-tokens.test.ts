@@ -7,20 +7,13 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumInstalled, chromiumPath } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
-const chromiumPath = '/usr/bin/chromium';
 const distIndex = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
 const email = 'tokens@example.com';
 const password = 'correct horse battery';
 
-function chromiumInstalled(): boolean {
-  if (fs.existsSync(chromiumPath)) return true;
-  const line = `SKIPPED: chromium is not installed at ${chromiumPath} (apt-get install -y chromium)`;
-  if (process.env.CI === 'true') throw new Error(`${line} (CI=true requires it)`);
-  console.log(line);
-  return false;
-}
 
 describe('the API tokens page in a browser', { skip: !chromiumInstalled() }, () => {
   let t: TestApp;
