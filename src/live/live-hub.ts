@@ -315,7 +315,7 @@ export class LiveHub implements LiveTaps {
     if (expired) this.changed();
     else if (forgot) this.rebuildWatched();
     if (now - this.lastAnnounce >= announceEveryMs) this.announce();
-    this.recheckOwners();
+    void this.recheckOwners();
   }
 
   /**
