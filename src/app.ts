@@ -3,11 +3,14 @@
  * snapshots, the supervisor and its runners, the config watcher, the counters) and the HTTP server from
  * the configuration, starts them in data order, and stops them in the reverse order.
  */
+import dns from 'node:dns/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { JobLifecycle } from './api/request-context.ts';
+import type { ResolveTxt } from './accounts/accounts.ts';
 import { authFailureWindowMs, AuthThrottle } from './accounts/auth-throttle.ts';
+import { ownerMayRead } from './api/auth.ts';
 import { buildServer } from './api/server.ts';
 import type { AppConfig } from './config/config.ts';
 import { systemClock, type Clock } from './core/clock.ts';
@@ -28,6 +31,7 @@ import { TailSources } from './sources/tail/tail-sources.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
+import { makeDataDirPrivate } from './private-data-dir.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
 import { openSecrets, resolveSecret } from './secrets/open-secrets.ts';
 import { Retention } from './retention/retention.ts';
@@ -60,6 +64,8 @@ export interface AppOptions {
   readonly countersFlushMs?: number;
   /** How often expired retained segments are looked for. */
   readonly retentionExpiryMs?: number;
+  /** The TXT lookup zone verification uses (node:dns `resolveTxt` by default). */
+  readonly resolveTxt?: ResolveTxt;
 }
 
 /**
@@ -68,6 +74,7 @@ export interface AppOptions {
  */
 export async function startApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const clock = options.clock ?? systemClock;
+  makeDataDirPrivate(config.dataDir);
   const plainStore = await openStore(config.database);
   const closers: (() => Promise<void>)[] = [() => plainStore.close()];
   const closeAll = async () => {
@@ -110,6 +117,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       bufferRecords: config.liveBufferRecords,
       idleTimeoutMs: config.liveIdleTimeoutMs,
       maxSessionsPerZone: config.liveMaxSessions,
+      maxViewers: config.liveMaxViewers,
+      mayWatch: (session) => ownerMayRead(session.owner, session.zoneId, { store, clock }),
     });
     await live.start();
     closers.push(() => live.close());
@@ -145,6 +154,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       void zoneDirectory.refresh();
       void retention.requestSync();
     };
+    // A token changed or revoked on any node: this node reads tokens again, and closes what it may no longer show.
+    const tokenChanged = () => {
+      store.invalidateTokens();
+      void live.recheckOwners();
+    };
 
     const jobs: JobLifecycle = {
       async beforeEnable(job) {
@@ -173,7 +187,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       store,
       clock,
       secret,
-      changes: { zoneChanged },
+      changes: { zoneChanged, tokenChanged },
+      resolveTxt: options.resolveTxt ?? ((name) => dns.resolveTxt(name)),
       jobs,
       live,
       dashboardDir,
@@ -201,7 +216,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     await supervisor.start();
     await retention.start();
 
-    const watcher = new ConfigWatcher(store, zoneChanged, log, options.configPollMs ?? 1000);
+    const watcher = new ConfigWatcher(store, { onZoneChanged: zoneChanged, onTokenChanged: tokenChanged }, log, options.configPollMs ?? 1000);
     await watcher.start();
     const flushTimer = setInterval(() => {
       counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters; will try again.'));

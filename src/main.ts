@@ -1,5 +1,7 @@
 import v8 from 'node:v8';
-import { createToken, createUser, createZone, parsePermissions } from './accounts/accounts.ts';
+import { createToken, createUser, createZone, deleteToken, parsePermissions, simpleTokenSpec } from './accounts/accounts.ts';
+import { tokenView } from './api/token-answers.ts';
+import { systemActor } from './audit/record-audit.ts';
 import { startApp } from './app.ts';
 import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
@@ -7,6 +9,7 @@ import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
+import { makeDataDirPrivate } from './private-data-dir.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
@@ -14,7 +17,9 @@ const usage = `usage:
   logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
   logexport users create --email E [--password P]
   logexport zones create --email E --name example.com
-  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
+  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest] [--name N]
+  logexport tokens list --email E   (the user's API tokens, never their values)
+  logexport tokens revoke --email E --id TOKEN_ID   (refused at once on every node; its live viewers are closed)
   logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)
   logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
 
@@ -56,6 +61,8 @@ function configFrom(settings: readonly string[]): AppConfig {
 }
 
 async function withStore<T>(config: AppConfig, work: (store: Store) => Promise<T>): Promise<T> {
+  // The command line may be the first to create the store: its files are private from the start too.
+  makeDataDirPrivate(config.dataDir);
   const store = await openStore(config.database);
   try {
     return await work(store);
@@ -133,7 +140,7 @@ async function run(args: readonly string[]): Promise<void> {
     return;
   }
   if (command === 'tokens' && sub === 'create') {
-    const { options, settings } = splitOptions(rest, ['email', 'zone', 'permissions']);
+    const { options, settings } = splitOptions(rest, ['email', 'zone', 'permissions', 'name']);
     const email = required(options, 'email');
     const zoneRef = required(options, 'zone');
     const permissions = parsePermissions(required(options, 'permissions'));
@@ -141,7 +148,30 @@ async function run(args: readonly string[]): Promise<void> {
       const user = await userByEmail(store, email);
       const zone = (await store.findZone(zoneRef)) ?? (await store.findZoneByName(zoneRef.toLowerCase()));
       if (zone === undefined || zone.userId !== user.id) throw new AppError('invalidInput', `${email} has no zone ${zoneRef}`);
-      print({ token: await createToken(store, clock, { userId: user.id, zoneIds: [zone.id], permissions }) });
+      const { value } = await createToken(store, clock, user.id, simpleTokenSpec([zone.id], permissions, options.get('name') ?? ''));
+      print({ token: value });
+    });
+    return;
+  }
+  if (command === 'tokens' && sub === 'list') {
+    const { options, settings } = splitOptions(rest, ['email']);
+    const email = required(options, 'email');
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      print({ tokens: (await store.listTokens(user.id)).map((token) => tokenView(token, clock.now())) });
+    });
+    return;
+  }
+  if (command === 'tokens' && sub === 'revoke') {
+    const { options, settings } = splitOptions(rest, ['email', 'id']);
+    const email = required(options, 'email');
+    const id = required(options, 'id');
+    await withStore(configFrom(settings), async (store) => {
+      const user = await userByEmail(store, email);
+      const token = await store.findToken(user.id, id);
+      if (token === undefined) throw new AppError('invalidInput', `${email} has no API token ${id}; list them with: logexport tokens list --email ${email}`);
+      await deleteToken(store, clock, token, systemActor);
+      print({ revoked: token.id });
     });
     return;
   }

@@ -45,12 +45,31 @@ describe('the logexport command line', () => {
     assert.equal(byName.status, 0, byName.stderr);
   });
 
+  it('lists the tokens of a user without their values, and revokes one', () => {
+    const made = cli('tokens', 'create', '--email', 'cli@example.com', '--zone', 'cli.example.com', '--permissions', 'logs:read', '--name', 'to revoke');
+    assert.equal(made.status, 0, made.stderr);
+    const listed = spawnSync(process.execPath, [bin, 'tokens', 'list', '--email', 'cli@example.com'], { env, encoding: 'utf8' });
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.equal(listed.stdout.trim().split('\n').length, 1);
+    const tokens = (JSON.parse(listed.stdout) as { tokens: { id: string; name: string; status: string }[] }).tokens;
+    assert.ok(!listed.stdout.includes(made.json?.token ?? '-'), 'no value is listed');
+    const target = tokens.find((tok) => tok.name === 'to revoke');
+    assert.equal(target?.status, 'active');
+    const revoked = cli('tokens', 'revoke', '--email', 'cli@example.com', '--id', target?.id ?? '');
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.equal(revoked.json?.revoked, target?.id);
+    const after = JSON.parse(spawnSync(process.execPath, [bin, 'tokens', 'list', '--email', 'cli@example.com'], { env, encoding: 'utf8' }).stdout) as { tokens: { id: string }[] };
+    assert.ok(!after.tokens.some((tok) => tok.id === target?.id));
+  });
+
   const failures: { name: string; args: string[]; status: number; message: RegExp }[] = [
     { name: 'a duplicate user', args: ['users', 'create', '--email', 'cli@example.com'], status: 1, message: /already exists/ },
     { name: 'a bad e-mail', args: ['users', 'create', '--email', 'nope'], status: 1, message: /not an e-mail address/ },
     { name: 'a short password', args: ['users', 'create', '--email', 'x@example.com', '--password', 'short'], status: 1, message: /at least 8/ },
     { name: 'an unknown user', args: ['zones', 'create', '--email', 'nobody@example.com', '--name', 'n.example.com'], status: 1, message: /no user with e-mail/ },
-    { name: 'a duplicate zone name', args: ['zones', 'create', '--email', 'cli@example.com', '--name', 'CLI.example.com'], status: 1, message: /already exists/ },
+    { name: 'a duplicate zone name', args: ['zones', 'create', '--email', 'cli@example.com', '--name', 'CLI.example.com'], status: 1, message: /is taken/ },
+    { name: 'a public suffix', args: ['zones', 'create', '--email', 'cli@example.com', '--name', 'co.uk'], status: 1, message: /public suffix/ },
+    { name: 'revoking a token the user does not have', args: ['tokens', 'revoke', '--email', 'cli@example.com', '--id', 'f'.repeat(32)], status: 1, message: /has no API token/ },
     { name: 'a bad zone name', args: ['zones', 'create', '--email', 'cli@example.com', '--name', 'not a name'], status: 1, message: /not a domain name/ },
     { name: 'a bad permission', args: ['tokens', 'create', '--email', 'cli@example.com', '--zone', 'cli.example.com', '--permissions', 'logs:all'], status: 1, message: /unknown permission "logs:all"/ },
     { name: 'a zone of nobody', args: ['tokens', 'create', '--email', 'cli@example.com', '--zone', 'other.example.com', '--permissions', 'logs:read'], status: 1, message: /has no zone/ },

@@ -63,4 +63,9 @@ describe('the layout', () => {
   it('keeps the store free of the data plane and the API', () => {
     assert.deepEqual(offenders('store/', (target) => ['ingest/', 'delivery/', 'queue/', 'api/', 'sources/'].some((p) => target.startsWith(p))), []);
   });
+
+  it('keeps the store and the configuration below the audit policy: what both need lives in src/core', () => {
+    assert.deepEqual(offenders('store/', (target) => target.startsWith('audit/') || target.startsWith('accounts/')), []);
+    assert.deepEqual(offenders('config/', (target) => target.startsWith('audit/') || target.startsWith('accounts/')), []);
+  });
 });

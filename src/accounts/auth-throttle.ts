@@ -2,7 +2,11 @@
  * Throttling of failed credential checks: dashboard sign-ins, global API keys and API tokens. Failures are
  * counted per account (the e-mail address) and per client address in fixed one-minute windows, in the
  * store (so nodes sharing a PostgreSQL store share the counts). Past the limit the answer is 429 with
- * Retry-After until the window ends; a success clears the account's count.
+ * Retry-After until the window ends.
+ *
+ * Passwords and keys/tokens are counted apart, and a success clears only its own kind: a password's failures
+ * end with a sign-in with that password, never with a use of the account's key, which its owner's scripts make
+ * all day (else anyone could guess 9 passwords, wait for the owner's next request, and guess 9 more).
  *
  * A sign-in is counted *before* its password is checked (`attempt`), not after it failed: counted after,
  * a burst of guesses sent at once would all pass a check made before any of them was counted.
@@ -13,9 +17,19 @@ import type { AuthFailureCount, Store } from '../store/store.ts';
 
 export const authFailureWindowMs = 60_000;
 
-/** The keys failures are counted under: the account (when one was named) and the client address. */
-export function throttleKeys(email: string | undefined, ip: string): readonly string[] {
-  return email === undefined ? [`ip:${ip}`] : [`account:${email}`, `ip:${ip}`];
+/** What was tried: a dashboard password, or a global API key or API token. */
+export type SecretKind = 'password' | 'credential';
+
+/**
+ * The keys failures are counted under: the account (when one was named) and the client address, each in the
+ * secret's own kind. The account's key comes first.
+ */
+export function throttleKeys(kind: SecretKind, email: string | undefined, ip: string): readonly string[] {
+  return email === undefined ? [`${kind}:ip:${ip}`] : [`${kind}:account:${email}`, `${kind}:ip:${ip}`];
+}
+
+function isAccountKey(key: string): boolean {
+  return key.includes(':account:');
 }
 
 export class AuthThrottle {
@@ -50,14 +64,14 @@ export class AuthThrottle {
   }
 
   /**
-   * A counted sign-in attempt succeeded: the account's failures are forgotten, and the attempt no longer
-   * counts against the client address (whose earlier failures stay: else one account of an attacker's own
-   * would reset the address between guesses at others).
+   * A counted sign-in attempt succeeded: the account's password failures are forgotten, and the attempt no
+   * longer counts against the client address (whose earlier failures stay: else one account of an attacker's
+   * own would reset the address between guesses at others).
    */
   async attemptSucceeded(keys: readonly string[]): Promise<void> {
     const now = this.clock.now();
     for (const key of keys) {
-      if (key.startsWith('account:')) await this.succeeded(key);
+      if (isAccountKey(key)) await this.succeeded(key);
       else await this.store.releaseAuthFailure(key, now, authFailureWindowMs);
     }
   }
@@ -79,7 +93,10 @@ export class AuthThrottle {
     return this.refusal(counts.map((c) => ({ ...c, failures: c.failures - 1 })));
   }
 
-  /** A success: forgets the account's failures (the address's expire with their window). */
+  /**
+   * A success: forgets the account's failures of the same kind as `accountKey` (a key's success: only key and
+   * token failures; the address's expire with their window).
+   */
   async succeeded(accountKey: string): Promise<void> {
     if (!this.failedHere.has(accountKey)) return;
     this.failedHere.delete(accountKey);

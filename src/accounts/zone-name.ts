@@ -1,3 +1,5 @@
+import { getPublicSuffix } from 'tldts';
+
 const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -11,4 +13,12 @@ export function normalizeZoneName(name: string): string | undefined {
   if (labels.length < 2 || !labels.every((l) => label.test(l))) return undefined;
   if (/^\d+$/.test(labels[labels.length - 1] ?? '')) return undefined;
   return lower;
+}
+
+/**
+ * Whether a name is a public suffix by the Public Suffix List (ICANN and private sections: `co.uk`,
+ * `github.io`): names under it belong to whoever registers them, so no user may hold the suffix itself.
+ */
+export function isPublicSuffix(name: string): boolean {
+  return getPublicSuffix(name, { allowPrivateDomains: true }) === name;
 }

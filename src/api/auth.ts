@@ -2,8 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { apiKeyPattern, apiTokenPattern, hashSecret, normalizeEmail } from '../accounts/credentials.ts';
 import { throttleKeys, type AuthThrottle } from '../accounts/auth-throttle.ts';
+import { tokenAllows, tokenStateAt } from '../accounts/token-access.ts';
 import { AppError } from '../core/app-error.ts';
 import type { Clock } from '../core/clock.ts';
+import type { LiveOwner } from '../live/live-session.ts';
 import type { ApiToken, Permission, Store, User, Zone } from '../store/store.ts';
 
 /** Who is calling: a user (global key or dashboard session) or an API token. */
@@ -61,7 +63,7 @@ export interface AuthDeps {
 
 /** Counts a failed key or token check; past the limit the answer is 429 instead of `error`. */
 async function refuse(error: AppError, email: string | undefined, ip: string, throttle: AuthThrottle): Promise<never> {
-  throw (await throttle.failed(throttleKeys(email, ip))) ?? error;
+  throw (await throttle.failed(throttleKeys('credential', email, ip))) ?? error;
 }
 
 /**
@@ -81,6 +83,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     if (!m || !apiTokenPattern.test(m[1] ?? '')) throw malformed(6111, 'Invalid format for Authorization header');
     const token = await store.findTokenByHash(hashSecret(m[1] ?? ''));
     if (token === undefined) return refuse(new AppError('invalidToken'), undefined, ip, throttle);
+    // A disabled, expired or not-yet-valid token is refused like an unknown one, but it is no guess: not counted.
+    if (tokenStateAt(token, clock.now()) !== 'active') throw new AppError('invalidToken');
     return { kind: 'token', userId: token.userId, token };
   }
   const email = header(headers, 'x-auth-email');
@@ -92,7 +96,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
     if (!apiKeyPattern.test(key.trim())) throw malformed(6103, 'Invalid format for X-Auth-Key header');
     const user = await store.findUserByApiKeyHash(hashSecret(key.trim()));
     if (user === undefined || user.email !== normalized) return refuse(new AppError('unknownApiKey'), normalized, ip, throttle);
-    await throttle.succeeded(throttleKeys(normalized, ip)[0] ?? '');
+    // Clears only key and token failures: a key in use says nothing about guesses at the account's password.
+    await throttle.succeeded(throttleKeys('credential', normalized, ip)[0] ?? '');
     return { kind: 'user', user, via: 'key' };
   }
   const sessionId = readCookie(headers, sessionCookieName);
@@ -112,7 +117,8 @@ export async function authenticate(request: AuthRequest, deps: AuthDeps): Promis
   throw new AppError('missingAuthHeaders');
 }
 
-const permissionFor: Readonly<Record<Access, readonly Permission[]>> = {
+/** The permissions that allow each kind of access (logs:edit includes reading). */
+export const permissionFor: Readonly<Record<Access, readonly Permission[]>> = {
   read: ['logs:read', 'logs:edit'],
   edit: ['logs:edit'],
   ingest: ['logs:ingest'],
@@ -131,8 +137,31 @@ export async function authorizeZone(principal: Principal, zoneId: string, access
   const zone = await store.findZone(zoneId);
   if (zone === undefined || zone.userId !== principalUserId(principal)) throw new AppError('notAuthorized');
   if (principal.kind === 'token') {
-    if (!principal.token.zoneIds.includes(zoneId)) throw new AppError('notAuthorized');
-    if (!principal.token.permissions.some((p) => permissionFor[access].includes(p))) throw new AppError('notAuthorized');
+    if (!tokenAllows(principal.token, zoneId, permissionFor[access])) throw new AppError('notAuthorized');
   }
   return zone;
+}
+
+/**
+ * Whether the credential that made an Instant Logs session may still read its zone's logs: a deleted, rolled,
+ * disabled or expired token may not, nor one whose grants no longer cover the zone, nor a deleted user.
+ */
+export async function ownerMayRead(owner: LiveOwner, zoneId: string, deps: { readonly store: Store; readonly clock: Clock }): Promise<boolean> {
+  let principal: Principal;
+  if (owner.kind === 'token') {
+    const token = await deps.store.findTokenByHash(owner.tokenHash);
+    if (token === undefined || tokenStateAt(token, deps.clock.now()) !== 'active') return false;
+    principal = { kind: 'token', userId: token.userId, token };
+  } else {
+    const user = await deps.store.findUserById(owner.userId);
+    if (user === undefined) return false;
+    principal = { kind: 'user', user, via: 'key' };
+  }
+  try {
+    await authorizeZone(principal, zoneId, 'read', deps.store);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
 }

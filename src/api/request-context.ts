@@ -3,6 +3,7 @@
  * what the server's hooks attached to the request (the authenticated principal, the authorized zone).
  * Routes and the server both import this module; routes never import the server.
  */
+import type { ResolveTxt } from '../accounts/accounts.ts';
 import type { AuthThrottle } from '../accounts/auth-throttle.ts';
 import type { AppConfig } from '../config/config.ts';
 import type { FastifyRequest } from 'fastify';
@@ -31,9 +32,11 @@ declare module 'fastify' {
   }
 }
 
-/** Told when zone configuration changes, so the data plane can pick it up. */
+/** Told when zone configuration or a token changes, so the data plane and Instant Logs pick it up. */
 export interface ConfigChangeListener {
   zoneChanged(zoneId: string): void;
+  /** A token was changed, rolled or revoked: live viewers it opened are checked again at once. */
+  tokenChanged(tokenId: string): void;
 }
 
 /** What the data plane must do when a job starts or stops running. */
@@ -90,6 +93,8 @@ export interface ApiDeps {
   readonly dashboardDir: string;
   /** Counts failed sign-ins and credential checks; answers 429 past the limit. */
   readonly throttle: AuthThrottle;
+  /** The system resolver's TXT lookup (node:dns), for zone verification; tests give their own. */
+  readonly resolveTxt: ResolveTxt;
 }
 
 /** The authenticated principal of a request that passed the zone or user hook. */

@@ -30,6 +30,9 @@ import { rulesetVersionRoutes } from './routes/rulesets/ruleset-versions.ts';
 import { validateRoutes } from './routes/logpush/validate.ts';
 import { sessionRoutes } from './routes/account/session.ts';
 import { zoneRoutes } from './routes/account/zones.ts';
+import { tokenPermissionGroupRoutes } from './routes/account/token-permission-groups.ts';
+import { tokenValueRoutes } from './routes/account/token-value.ts';
+import { tokenRoutes } from './routes/account/tokens.ts';
 
 function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
   if (body.trim() === '') {
@@ -43,10 +46,14 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   }
 }
 
-/** LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). */
-function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+/**
+ * LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). With a
+ * list, proxy-addr walks X-Forwarded-For from the right and stops at the first address not in it: the client
+ * is the right-most untrusted address, whatever the client wrote further left.
+ */
+function fastifyTrustProxy(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return typeof trust === 'boolean' ? trust : [...trust];
+  return trust === false ? false : [...trust];
 }
 
 /** Builds the HTTP server: the /client/v4 API (and, as they are added, ingest, metrics and the dashboard). */
@@ -80,6 +87,9 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
 
       zoneRoutes(api, deps);
       sessionRoutes(api, deps);
+      tokenRoutes(api, deps);
+      tokenValueRoutes(api, deps);
+      tokenPermissionGroupRoutes(api, deps);
       auditLogRoutes(api, deps);
 
       await api.register(

@@ -57,7 +57,7 @@ export interface AppConfig {
   readonly ingestMaxBufferedBytes: number;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>`. */
   readonly metricsToken: string | undefined;
-  /** Fastify's `trustProxy`: false, true (every hop), a hop count, or addresses/CIDRs of trusted proxies. */
+  /** Which proxies are believed about the client: none (false), a hop count, or addresses/CIDRs of trusted proxies. */
   readonly trustProxy: TrustProxy;
   /** Failed sign-ins or credential checks allowed per account and per client address in one minute. */
   readonly authFailuresPerMinute: number;
@@ -70,10 +70,16 @@ export interface AppConfig {
   readonly retentionStorage: RetentionStorageConfig;
   /** A retention writer closes a segment at most this long after its first event. */
   readonly retentionFlushMs: number;
+  /** `dns`: users' zones stay pending (no host-routed events) until their DNS TXT record is checked. */
+  readonly zoneVerification: 'off' | 'dns';
+  /** Zones one user may create through the API. */
+  readonly maxZonesPerUser: number;
+  /** Instant Logs: viewers one session, and one zone, may have at once. */
+  readonly liveMaxViewers: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
-export type TrustProxy = boolean | number | readonly string[];
+export type TrustProxy = false | number | readonly string[];
 
 /** A bad setting: its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -130,18 +136,33 @@ function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
   fail(name, value, 'true or false');
 }
 
+/**
+ * LOGEXPORT_TRUST_PROXY: false, a number of proxy hops, or the proxies' addresses/CIDRs. `true` is refused:
+ * it would believe the left-most X-Forwarded-For entry, which the client writes itself (a proxy appends the
+ * address it saw, it does not replace the header).
+ */
 function trustProxy(raw: RawEnv): TrustProxy {
   const value = raw.LOGEXPORT_TRUST_PROXY;
   if (value === undefined || value === 'false' || value === '0') return false;
-  if (value === 'true') return true;
+  if (value === 'true') {
+    throw new ConfigError(
+      'LOGEXPORT_TRUST_PROXY=true is refused: it would take the client address from the left-most X-Forwarded-For entry, which any client can write; give the number of proxies in front (e.g. 1) or their addresses (e.g. 127.0.0.1,10.0.0.0/8)',
+    );
+  }
   if (/^\d+$/.test(value)) return Number(value);
   const parts = value.split(',').map((p) => p.trim());
   for (const part of parts) {
     if (!/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(part) && !['loopback', 'linklocal', 'uniquelocal'].includes(part)) {
-      fail('LOGEXPORT_TRUST_PROXY', value, 'false, true, a number of hops, or proxy addresses/CIDRs separated by commas (e.g. 127.0.0.1,10.0.0.0/8)');
+      fail('LOGEXPORT_TRUST_PROXY', value, 'false, a number of proxy hops, or proxy addresses/CIDRs separated by commas (e.g. 127.0.0.1,10.0.0.0/8)');
     }
   }
   return Object.freeze(parts);
+}
+
+function zoneVerification(raw: RawEnv): 'off' | 'dns' {
+  const value = raw.LOGEXPORT_ZONE_VERIFICATION ?? 'off';
+  if (value !== 'off' && value !== 'dns') fail('LOGEXPORT_ZONE_VERIFICATION', value, 'off or dns');
+  return value;
 }
 
 function databaseConfig(raw: RawEnv, dataDir: string): DatabaseConfig {
@@ -263,6 +284,9 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
     retentionStorage: retentionStorageConfig(raw, dataDir),
     retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
+    zoneVerification: zoneVerification(raw),
+    maxZonesPerUser: integer(raw, 'LOGEXPORT_MAX_ZONES_PER_USER', 50, 1, 1_000_000),
+    liveMaxViewers: integer(raw, 'LOGEXPORT_LIVE_MAX_VIEWERS', 8, 1, 10_000),
   };
   return Object.freeze(config);
 }

@@ -43,6 +43,10 @@ export const settingNames = [
   'LOGEXPORT_RETENTION_DAYS',
   'LOGEXPORT_RETENTION_URL',
   'LOGEXPORT_RETENTION_FLUSH',
+  // Tenancy (issue 23).
+  'LOGEXPORT_ZONE_VERIFICATION',
+  'LOGEXPORT_MAX_ZONES_PER_USER',
+  'LOGEXPORT_LIVE_MAX_VIEWERS',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

@@ -118,14 +118,15 @@ export function createHttpDestination(spec: HttpDestinationSpec, options: HttpDe
 export function classifyStatus(response: http.IncomingMessage, bodyStart: Buffer, nowMs: number): SendOutcome {
   const status = response.statusCode ?? 0;
   if (status >= 200 && status < 300) return delivered;
+  if (status >= 300 && status < 400) {
+    // Neither the Location nor the body is repeated: a redirect may point at an address the caller may not
+    // learn of (a private network behind the destination), and the answer goes back to whoever set the job.
+    return permanent(`the HTTP destination answered ${status} (a redirect); redirects are not followed, put the final URL in destination_conf`);
+  }
   const answered = `the HTTP destination answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}${snippet(bodyStart)}`;
   if (status === 408 || status === 429 || status >= 500) {
     const header = response.headers['retry-after'];
     return retry(answered, parseRetryAfter(Array.isArray(header) ? header[0] : header, nowMs));
-  }
-  if (status >= 300 && status < 400) {
-    const location = response.headers.location;
-    return permanent(`${answered}${location ? ` (redirect to ${location})` : ''}; redirects are not followed, put the final URL in destination_conf`);
   }
   switch (status) {
     case 401:

@@ -8,6 +8,12 @@
  * the bus (in the process, or NATS core subjects when scaled out) to every node with a viewer of the zone,
  * and into each viewer's bounded buffer (viewer-buffer.ts). A session nobody connects to within the idle
  * timeout, or that nobody has watched for that long, expires.
+ *
+ * Bounds: a session, and a zone, have at most `maxViewers` viewers across the nodes (as far as this node has
+ * heard); one more is closed at once with 4429. What a request kept is handed over in one publish and fanned
+ * out to the viewers on a later turn of the event loop, so the request never waits for, nor loops over,
+ * viewers. Once a second the credential that made each watched session is checked again: a revoked,
+ * expired or narrowed one closes its viewers with 4403.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../core/app-error.ts';
@@ -54,7 +60,14 @@ export interface LiveHubOptions {
   readonly maxSessionsPerZone: number;
   /** How often viewers get stats, sessions expire and nodes announce. */
   readonly tickMs?: number;
+  /** Viewers one session, and one zone, may have at once (LOGEXPORT_LIVE_MAX_VIEWERS). */
+  readonly maxViewers: number;
+  /** Whether the credential that made a session may still read its zone's logs. */
+  readonly mayWatch: (session: LiveSession) => Promise<boolean>;
 }
+
+/** Close codes a viewer may get, besides 1001 (the node is stopping). */
+export const viewerCloseCodes = { tooManyViewers: 4429, credentialRevoked: 4403 } as const;
 
 /** How often a node announces its sessions; another node forgets them after three missed announcements. */
 const announceEveryMs = 2000;
@@ -70,6 +83,10 @@ export class LiveHub implements LiveTaps {
   private timer: NodeJS.Timeout | undefined;
   private lastAnnounce = 0;
   private closing: Promise<void> | undefined;
+  /** What requests kept, waiting to be fanned out to viewers (off the ingest request path). */
+  private pending: { readonly zoneId: string; readonly outputs: readonly LiveTapOutput[] }[] = [];
+  private fanOutScheduled = false;
+  private checkingOwners: Promise<void> | undefined;
 
   constructor(options: LiveHubOptions) {
     this.options = options;
@@ -129,8 +146,32 @@ export class LiveHub implements LiveTaps {
     return session;
   }
 
-  /** Connects a viewer to a session (made here or on another node). */
-  attach(session: LiveSession, socket: ViewerSocket): Viewer {
+  /** Viewers of a session, and of its zone, on every node this node has heard of (its own included). */
+  private viewerCounts(session: LiveSession): { session: number; zone: number } {
+    let ofSession = 0;
+    let ofZone = 0;
+    const count = (s: LiveSession, viewers: number) => {
+      if (s.zoneId !== session.zoneId) return;
+      ofZone += viewers;
+      if (s.id === session.id) ofSession += viewers;
+    };
+    for (const entry of this.local.values()) count(entry.session, entry.viewers.size);
+    for (const { announcement } of this.remote.values()) for (const s of announcement.sessions) count(s.session, s.viewers);
+    return { session: ofSession, zone: ofZone };
+  }
+
+  /**
+   * Connects a viewer to a session (made here or on another node); past the viewer bound the socket is closed
+   * at once with 4429 and a reason, and nothing is kept of it.
+   */
+  attach(session: LiveSession, socket: ViewerSocket): Viewer | undefined {
+    const counts = this.viewerCounts(session);
+    const max = this.options.maxViewers;
+    if (counts.session >= max || counts.zone >= max) {
+      const which = counts.session >= max ? 'session' : 'zone';
+      socket.close(viewerCloseCodes.tooManyViewers, `too many viewers: this ${which} has ${max}, the most allowed (LOGEXPORT_LIVE_MAX_VIEWERS)`);
+      return undefined;
+    }
     let entry = this.local.get(session.id);
     if (entry === undefined) {
       entry = { session, viewers: new Set(), idleSince: this.options.clock.now() };
@@ -163,7 +204,20 @@ export class LiveHub implements LiveTaps {
     this.bus.publishRecords(zoneId, outputs);
   }
 
+  /** Records from the bus: kept for the fan-out, which runs on the next turn (never on the request's own). */
   private receive(zoneId: string, outputs: readonly LiveTapOutput[]): void {
+    this.pending.push({ zoneId, outputs });
+    if (this.fanOutScheduled) return;
+    this.fanOutScheduled = true;
+    setImmediate(() => {
+      this.fanOutScheduled = false;
+      const batch = this.pending;
+      this.pending = [];
+      for (const { zoneId: zone, outputs: kept } of batch) this.fanOut(zone, kept);
+    });
+  }
+
+  private fanOut(zoneId: string, outputs: readonly LiveTapOutput[]): void {
     for (const output of outputs) {
       const entry = this.local.get(output.sessionId);
       // Never another zone's records, whatever arrives on the bus.
@@ -261,6 +315,34 @@ export class LiveHub implements LiveTaps {
     if (expired) this.changed();
     else if (forgot) this.rebuildWatched();
     if (now - this.lastAnnounce >= announceEveryMs) this.announce();
+    void this.recheckOwners();
+  }
+
+  /**
+   * Checks the credential of every session with a viewer here, and closes the viewers of each whose credential
+   * may no longer read the zone (revoked, expired, disabled, its grant narrowed). Runs every tick, and at once
+   * when a token changes; one check at a time.
+   */
+  recheckOwners(): Promise<void> {
+    this.checkingOwners ??= this.checkOwners().finally(() => (this.checkingOwners = undefined));
+    return this.checkingOwners;
+  }
+
+  private async checkOwners(): Promise<void> {
+    const watched = [...this.local.values()].filter((entry) => entry.viewers.size > 0);
+    let dropped = false;
+    for (const entry of watched) {
+      const may = await this.options.mayWatch(entry.session).catch(() => true);
+      if (may || this.closing !== undefined) continue;
+      for (const viewer of entry.viewers) {
+        viewer.buffer.close();
+        viewer.socket.close(viewerCloseCodes.credentialRevoked, 'the credential that made this session was revoked or may no longer read the zone');
+      }
+      entry.viewers.clear();
+      this.local.delete(entry.session.id);
+      dropped = true;
+    }
+    if (dropped) this.changed();
   }
 
   /** Once a second, while records arrive: what the session saw, kept and lost, for records/s and previews. */

@@ -4,6 +4,11 @@
  * `ClientRequestHost` (lower case, without a port or a trailing dot) or its longest parent domain, on a
  * label boundary: `www.example.com` → `example.com`, while `badexample.com` and `example.com.evil.net`
  * are not under `example.com`.
+ *
+ * Only zones a host may be routed to take part (`routableZones`): active ones (a pending zone waits for its DNS
+ * check), and none nested above or beneath an earlier zone of another user. Zone creation refuses such names;
+ * older stores may still hold them, and for those the zone created first keeps its names, as if the rule had
+ * always held. So the longest match, and every zone it could fall back to, belong to one owner.
  */
 
 /**
@@ -39,4 +44,41 @@ export function zoneNameForHost(host: string, isZone: (name: string) => boolean)
     at = name.indexOf('.', at + 1);
     if (at < 0) return undefined;
   }
+}
+
+/** What routing needs to know of a zone. */
+export interface RoutableZone {
+  readonly id: string;
+  readonly name: string;
+  readonly userId: string;
+  readonly createdAt: string;
+  readonly status: 'pending' | 'active';
+}
+
+/**
+ * The zones hosts may be routed to: taken in creation order, a zone counts only when no zone of another user
+ * that counts already is equal to, above or beneath it; of those, the active ones.
+ */
+export function routableZones<Z extends RoutableZone>(zones: readonly Z[]): Z[] {
+  const ordered = [...zones].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+  const owners = new Map<string, string>();
+  // For each domain, the owners of kept zones beneath it.
+  const ownersBeneath = new Map<string, Set<string>>();
+  const kept: Z[] = [];
+  for (const zone of ordered) {
+    const parents: string[] = [];
+    for (let at = zone.name.indexOf('.'); at >= 0; at = zone.name.indexOf('.', at + 1)) parents.push(zone.name.slice(at + 1));
+    const other = (owner: string | undefined) => owner !== undefined && owner !== zone.userId;
+    const clash =
+      [zone.name, ...parents].some((name) => other(owners.get(name))) || [...(ownersBeneath.get(zone.name) ?? [])].some((owner) => other(owner));
+    if (clash) continue;
+    owners.set(zone.name, zone.userId);
+    for (const parent of parents) {
+      let set = ownersBeneath.get(parent);
+      if (set === undefined) ownersBeneath.set(parent, (set = new Set()));
+      set.add(zone.userId);
+    }
+    kept.push(zone);
+  }
+  return kept.filter((zone) => zone.status === 'active');
 }

@@ -1,11 +1,12 @@
 /**
- * Every zone by name, for routing by host (route-by-host.ts). Read from the store at start and again every
- * interval, so a zone created or removed through any node is routed to within about a second on every node;
- * a failed read keeps the last known zones.
+ * Every zone hosts may be routed to, by name, for routing by host (route-by-host.ts: active zones, none nested
+ * in another user's). Read from the store at start and again every interval, so a zone created, verified or
+ * removed through any node is routed to within about a second on every node; a failed read keeps the last
+ * known zones.
  */
 import type { Logger } from '../core/logger.ts';
 import type { Store, Zone } from '../store/store.ts';
-import { zoneNameForHost } from './route-by-host.ts';
+import { routableZones, zoneNameForHost } from './route-by-host.ts';
 
 export class ZoneDirectory {
   private byName = new Map<string, Zone>();
@@ -34,7 +35,7 @@ export class ZoneDirectory {
   /** Reads the zones now (a node calls it after creating a zone, so its own change applies at once). */
   async refresh(): Promise<void> {
     try {
-      const zones = await this.store.listAllZones();
+      const zones = routableZones(await this.store.listAllZones());
       this.byName = new Map(zones.map((zone) => [zone.name, zone]));
       this.names = zones.map((zone) => [zone.name, zone.id] as const);
     } catch (error) {

@@ -49,8 +49,16 @@ class TtlCache {
   }
 }
 
+/** The caching store, with the two ways another node's changes reach it. */
+export interface CachedStore extends Store {
+  /** Another node changed the zone: its entries are read again. */
+  invalidateZone(zoneId: string): void;
+  /** Another node changed or revoked a token: every token is read again (rare, and one read each). */
+  invalidateTokens(): void;
+}
+
 /** Builds the caching store; `store` must be the root store (not a transaction's view). */
-export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date.now): Store & { invalidateZone(zoneId: string): void } {
+export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date.now): CachedStore {
   const cache = new TtlCache(ttlMs, now);
   const zoneKey = (zoneId: string, what: string) => `z:${zoneId}:${what}`;
   const invalidateZone = (zoneId: string) => cache.deleteWhere(`z:${zoneId}:`);
@@ -63,14 +71,26 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
   };
   const zoneOfJob = new Map<number, string>();
 
-  const cached: Store & { invalidateZone(zoneId: string): void } = {
+  const invalidateTokens = () => cache.deleteWhere('t:');
+  const afterTokenWrite = async <T>(write: Promise<T>): Promise<T> => {
+    try {
+      return await write;
+    } finally {
+      invalidateTokens();
+    }
+  };
+
+  const cached: CachedStore = {
     invalidateZone,
-    // A transaction may change any zone; it is rare (job changes), so every zone's entries are dropped.
+    invalidateTokens,
+    // A transaction may change any zone or token; it is rare (job and token changes), so every zone's and
+    // every token's entries are dropped.
     transaction: async (work) => {
       try {
         return await store.transaction(work);
       } finally {
         cache.deleteWhere('z:');
+        invalidateTokens();
       }
     },
     close: () => store.close(),
@@ -84,11 +104,16 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     findUserByApiKeyHash: (hash) => cache.get<User | undefined>(`k:${hash}`, () => store.findUserByApiKeyHash(hash)),
     createToken: (token) => store.createToken(token),
     findTokenByHash: (hash) => cache.get<ApiToken | undefined>(`t:${hash}`, () => store.findTokenByHash(hash)),
+    findToken: (userId, tokenId) => store.findToken(userId, tokenId),
+    listTokens: (userId) => store.listTokens(userId),
+    updateToken: (token) => afterTokenWrite(store.updateToken(token)),
+    deleteToken: (userId, tokenId) => afterTokenWrite(store.deleteToken(userId, tokenId)),
     createSession: (session) => store.createSession(session),
     findSession: (idHash) => store.findSession(idHash),
     deleteSession: (idHash) => store.deleteSession(idHash),
     deleteExpiredSessions: (at) => store.deleteExpiredSessions(at),
-    createZone: (zone) => store.createZone(zone),
+    createZone: (zone, limits) => store.createZone(zone, limits),
+    activateZone: (zoneId) => afterWrite(zoneId, store.activateZone(zoneId)),
     findZone: (id) => cache.get<Zone | undefined>(zoneKey(id, 'zone'), () => store.findZone(id)),
     findZoneByName: (name) => store.findZoneByName(name),
     listZones: (userId) => store.listZones(userId),

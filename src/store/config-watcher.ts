@@ -1,6 +1,7 @@
 /**
  * Follows the store's log of configuration changes, so that a job or ruleset changed through any node
- * reaches this node's ingest snapshots and runners within about a poll interval. Changes made through
+ * reaches this node's ingest snapshots and runners within about a poll interval, and a token changed or
+ * revoked through any node leaves this node's read cache. Changes made through
  * this node's own API are announced at once as well; seeing them again from the log is harmless.
  *
  * Sequence numbers are handed out when a transaction writes, not when it commits, so a change with a
@@ -10,9 +11,17 @@
 import type { Store } from './store.ts';
 import type { Logger } from '../core/logger.ts';
 
+/** What the watcher tells the node. */
+export interface ConfigWatcherHandlers {
+  /** A zone's configuration changed somewhere. */
+  readonly onZoneChanged: (zoneId: string) => void;
+  /** An API token changed or was revoked somewhere: what was read of it may be stale. */
+  readonly onTokenChanged: (tokenId: string) => void;
+}
+
 export class ConfigWatcher {
   private readonly store: Store;
-  private readonly onZoneChanged: (zoneId: string) => void;
+  private readonly handlers: ConfigWatcherHandlers;
   private readonly intervalMs: number;
   private readonly log: Logger;
   private lastSeq = 0;
@@ -21,9 +30,9 @@ export class ConfigWatcher {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> = Promise.resolve();
 
-  constructor(store: Store, onZoneChanged: (zoneId: string) => void, log: Logger, intervalMs = 1000) {
+  constructor(store: Store, handlers: ConfigWatcherHandlers, log: Logger, intervalMs = 1000) {
     this.store = store;
-    this.onZoneChanged = onZoneChanged;
+    this.handlers = handlers;
     this.log = log;
     this.intervalMs = intervalMs;
   }
@@ -49,14 +58,17 @@ export class ConfigWatcher {
       const floor = Math.max(0, this.lastSeq - ConfigWatcher.window);
       const changes = await this.store.configChangesSince(floor);
       const zones = new Set<string>();
+      const tokens = new Set<string>();
       for (const change of changes) {
         if (this.seen.has(change.seq)) continue;
         this.seen.add(change.seq);
         this.lastSeq = Math.max(this.lastSeq, change.seq);
-        zones.add(change.zoneId);
+        if (change.kind === 'zone') zones.add(change.zoneId);
+        else tokens.add(change.tokenId);
       }
       for (const seq of this.seen) if (seq <= this.lastSeq - ConfigWatcher.window) this.seen.delete(seq);
-      for (const zone of zones) this.onZoneChanged(zone);
+      for (const zone of zones) this.handlers.onZoneChanged(zone);
+      for (const token of tokens) this.handlers.onTokenChanged(token);
     } catch (error) {
       this.log.warn({ err: error }, 'Could not read configuration changes; will try again.');
     }

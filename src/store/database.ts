@@ -11,9 +11,16 @@ export interface Database {
     zone_ids: string;
     permissions: string;
     created_at: string;
+    name: string;
+    status: string;
+    expires_on: string | null;
+    not_before: string | null;
+    /** JSON: the token's grants, `[{id, zoneIds, permissions}]`. */
+    policies: string | null;
+    modified_on: string | null;
   };
   sessions: { id_hash: string; user_id: string; csrf_token: string; expires_at: string };
-  zones: { id: string; name: string; user_id: string; created_at: string };
+  zones: { id: string; name: string; user_id: string; created_at: string; status: string; verification_token: string | null };
   rulesets: {
     id: string;
     zone_id: string;
@@ -56,7 +63,7 @@ export interface Database {
     created_at: string;
     updated_at: string;
   };
-  config_changes: { seq: Generated<number>; zone_id: string; changed_at: string };
+  config_changes: { seq: Generated<number>; zone_id: string; changed_at: string; token_id: string | null };
   job_counters: { job_id: number; node: string; counters: string; updated_at: string };
   audit_log: {
     seq: Generated<number>;

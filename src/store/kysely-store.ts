@@ -11,7 +11,7 @@ import type { Db } from './queries/query-db.ts';
 import * as rulesets from './queries/ruleset-queries.ts';
 import * as settings from './queries/setting-queries.ts';
 import * as zones from './queries/zone-queries.ts';
-import type { ApiToken, AuditEntry, AuditQuery, AuthFailureCount, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, User, Zone } from './store.ts';
+import type { ApiToken, AuditEntry, AuditQuery, AuthFailureCount, ConfigChange, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, User, Zone, ZoneCreation } from './store.ts';
 
 /**
  * The store over Kysely: the queries live in queries/, one module per aggregate (accounts, zones,
@@ -84,6 +84,22 @@ export class KyselyStore implements Store {
     return accounts.findTokenByHash(this.db, tokenHash);
   }
 
+  findToken(userId: string, tokenId: string): Promise<ApiToken | undefined> {
+    return accounts.findToken(this.db, userId, tokenId);
+  }
+
+  listTokens(userId: string): Promise<readonly ApiToken[]> {
+    return accounts.listTokens(this.db, userId);
+  }
+
+  updateToken(token: ApiToken): Promise<boolean> {
+    return this.inTransaction((db) => accounts.updateToken(db, token));
+  }
+
+  deleteToken(userId: string, tokenId: string): Promise<boolean> {
+    return this.inTransaction((db) => accounts.deleteToken(db, userId, tokenId));
+  }
+
   createSession(session: Session): Promise<void> {
     return accounts.createSession(this.db, session);
   }
@@ -100,8 +116,12 @@ export class KyselyStore implements Store {
     return accounts.deleteExpiredSessions(this.db, now);
   }
 
-  createZone(zone: Zone): Promise<void> {
-    return zones.createZone(this.db, zone);
+  createZone(zone: Zone, limits: { readonly maxZonesPerUser?: number } = {}): Promise<ZoneCreation> {
+    return this.inTransaction((db) => zones.createZone(db, this.engine, zone, limits.maxZonesPerUser));
+  }
+
+  activateZone(zoneId: string): Promise<boolean> {
+    return zones.activateZone(this.db, zoneId);
   }
 
   findZone(id: string): Promise<Zone | undefined> {
@@ -200,7 +220,7 @@ export class KyselyStore implements Store {
     return jobs.listJobCounters(this.db, jobId);
   }
 
-  configChangesSince(seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]> {
+  configChangesSince(seq: number): Promise<readonly ConfigChange[]> {
     return changes.configChangesSince(this.db, seq);
   }
 

@@ -20,15 +20,34 @@ export interface User {
   readonly createdAt: string;
 }
 
-/** An API token: a hashed bearer secret scoped to zones and permissions. */
+/** One grant of an API token: these permissions on these zones (a policy of the public API). */
+export interface TokenPolicy {
+  readonly id: string;
+  readonly zoneIds: readonly string[];
+  readonly permissions: readonly Permission[];
+}
+
+/** Whether a token may be used: `disabled` by its owner; an expired one is `active` past its `expiresOn`. */
+export type TokenStatus = 'active' | 'disabled';
+
+/** An API token: a hashed bearer secret scoped to zones and permissions, by one or more grants. */
 export interface ApiToken {
   readonly id: string;
   readonly userId: string;
   readonly tokenHash: string;
-  readonly zoneIds: readonly string[];
-  readonly permissions: readonly Permission[];
+  readonly name: string;
+  readonly status: TokenStatus;
+  readonly policies: readonly TokenPolicy[];
+  /** RFC 3339; the token is refused from then on. */
+  readonly expiresOn: string | null;
+  /** RFC 3339; the token is refused until then. */
+  readonly notBefore: string | null;
   readonly createdAt: string;
+  readonly modifiedOn: string;
 }
+
+/** A zone is `pending` until its owner proves the domain (when the operator requires it), then `active`. */
+export type ZoneStatus = 'pending' | 'active';
 
 /** A domain whose request logs are exported. */
 export interface Zone {
@@ -36,7 +55,19 @@ export interface Zone {
   readonly name: string;
   readonly userId: string;
   readonly createdAt: string;
+  /** Only an active zone receives host-routed events (tail, OTLP by host). */
+  readonly status: ZoneStatus;
+  /** What the zone's DNS TXT record must hold to be verified; null when there is nothing to verify. */
+  readonly verificationToken: string | null;
 }
+
+/** What creating a zone came to: made, or refused because its name is taken or its owner has enough zones. */
+export type ZoneCreation = 'created' | 'taken' | 'limitReached';
+
+/** A change other nodes must hear of: a zone's configuration, or an API token (changed, revoked). */
+export type ConfigChange =
+  | { readonly seq: number; readonly kind: 'zone'; readonly zoneId: string }
+  | { readonly seq: number; readonly kind: 'token'; readonly tokenId: string };
 
 /** A dashboard session; `idHash` is the hash of the cookie value. */
 export interface Session {
@@ -169,13 +200,26 @@ export interface Store {
 
   createToken(token: ApiToken): Promise<void>;
   findTokenByHash(tokenHash: string): Promise<ApiToken | undefined>;
+  /** A user's token by id; undefined when the user has no such token. */
+  findToken(userId: string, tokenId: string): Promise<ApiToken | undefined>;
+  listTokens(userId: string): Promise<readonly ApiToken[]>;
+  /** Rewrites a token (name, status, grants, dates, hash when rolled); records a token change. False when there was none. */
+  updateToken(token: ApiToken): Promise<boolean>;
+  /** Deletes a user's token; records a token change. False when there was none. */
+  deleteToken(userId: string, tokenId: string): Promise<boolean>;
 
   createSession(session: Session): Promise<void>;
   findSession(idHash: string): Promise<Session | undefined>;
   deleteSession(idHash: string): Promise<void>;
   deleteExpiredSessions(now: string): Promise<void>;
 
-  createZone(zone: Zone): Promise<void>;
+  /**
+   * Creates a zone unless its name equals, lies above or beneath a zone of another user (`taken`, as a unique
+   * violation would be), or its owner has `maxZonesPerUser` zones already; safe under concurrent creates.
+   */
+  createZone(zone: Zone, limits?: { readonly maxZonesPerUser?: number }): Promise<ZoneCreation>;
+  /** Marks a pending zone active (its domain was verified); false when there was no such pending zone. */
+  activateZone(zoneId: string): Promise<boolean>;
   findZone(id: string): Promise<Zone | undefined>;
   findZoneByName(name: string): Promise<Zone | undefined>;
   listZones(userId: string): Promise<readonly Zone[]>;
@@ -222,7 +266,7 @@ export interface Store {
    * Configuration changes (rulesets, jobs) in order; every mutating method above records one in its own
    * transaction, so a node that follows them sees every change.
    */
-  configChangesSince(seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]>;
+  configChangesSince(seq: number): Promise<readonly ConfigChange[]>;
   latestConfigChange(): Promise<number>;
   /** Forgets changes recorded before `before` (RFC 3339); every node has long read them. */
   pruneConfigChanges(before: string): Promise<void>;

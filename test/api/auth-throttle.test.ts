@@ -11,7 +11,7 @@ describe('throttling of failed sign-ins', () => {
   const clock = new ManualClock(Date.now());
 
   before(async () => {
-    t = await startTestApp({ LOGEXPORT_TRUST_PROXY: 'true' }, { clock });
+    t = await startTestApp({ LOGEXPORT_TRUST_PROXY: '127.0.0.1' }, { clock });
     victim = await t.user('victim@example.com', password);
     await t.user('other@example.com', password);
   });
@@ -69,6 +69,32 @@ describe('throttling of failed sign-ins', () => {
     assert.equal((await signIn('other@example.com', 'wrong', '192.0.2.201')).status, 401);
   });
 
+  it("keeps counting an account's wrong passwords while its owner's global key is in use", async () => {
+    clock.advance(61_000);
+    let refused = 0;
+    // Nine guesses, one request with the victim's key, nine more… : the key's success must not clear them.
+    for (let round = 0; round < 4; round++) {
+      for (let i = 1; i <= 9; i++) {
+        const res = await signIn('victim@example.com', `guess ${round}-${i}`, `198.51.100.${round * 10 + i}`);
+        if (res.status === 429) refused++;
+        else assert.equal(res.status, 401);
+      }
+      assert.equal((await t.call('GET', '/zones', { auth: victim })).status, 200, 'the key keeps working');
+    }
+    assert.equal(refused, 36 - 10, 'only ten of the 36 guesses were checked');
+    clock.advance(61_000);
+  });
+
+  it("does not let a wrong key's failures lock the account's dashboard sign-in, nor the reverse", async () => {
+    clock.advance(61_000);
+    for (let i = 1; i <= 10; i++) {
+      const res = await t.call('GET', '/zones', { auth: { email: 'victim@example.com', key: 'c'.repeat(37) }, headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+      assert.equal(res.status, 403);
+    }
+    assert.equal((await signIn('victim@example.com', password, '203.0.113.99')).status, 200);
+    clock.advance(61_000);
+  });
+
   it('counts per client address too: one address trying many accounts is stopped', async () => {
     clock.advance(61_000);
     for (let i = 1; i <= 10; i++) assert.equal((await signIn(`nobody${i}@example.com`, 'wrong')).status, 401);
@@ -82,7 +108,7 @@ describe('throttling of failed API key and token checks', () => {
   let user: { email: string; key: string; userId: string };
 
   before(async () => {
-    t = await startTestApp({ LOGEXPORT_AUTH_FAILURES_PER_MINUTE: '3', LOGEXPORT_TRUST_PROXY: 'true' });
+    t = await startTestApp({ LOGEXPORT_AUTH_FAILURES_PER_MINUTE: '3', LOGEXPORT_TRUST_PROXY: '127.0.0.1' });
     user = await t.user();
   });
   after(async () => t.stop());

@@ -76,3 +76,26 @@ describe('the session cookie behind a proxy', () => {
     }
   });
 });
+
+describe('the client address behind trusted proxies', () => {
+  // What a reverse proxy sends on: the client's own X-Forwarded-For, with the address the proxy saw appended.
+  const forged = (i: number) => ({ 'x-forwarded-for': `9.9.9.${i}, 127.0.0.1, 203.0.113.7` });
+
+  for (const trust of ['127.0.0.1', '10.0.0.0/8,127.0.0.0/8', '1']) {
+    it(`is the right-most untrusted address with LOGEXPORT_TRUST_PROXY=${trust}: forged entries on the left change nothing`, async () => {
+      const t = await startTestApp({ LOGEXPORT_TRUST_PROXY: trust, LOGEXPORT_AUTH_FAILURES_PER_MINUTE: '10' });
+      try {
+        const owner = await t.user('proxied@example.com', 'correct horse battery');
+        const statuses: number[] = [];
+        for (let i = 1; i <= 12; i++) statuses.push((await t.call('GET', '/zones', { auth: { token: 'B'.repeat(40) }, headers: forged(i) })).status);
+        assert.deepEqual(statuses, [...Array<number>(10).fill(403), 429, 429]);
+        const res = await t.call('POST', '/session', { auth: null, body: { email: owner.email, password: 'wrong password' }, headers: forged(99) });
+        assert.equal(res.status, 401);
+        const audit = await t.call('GET', '/user/audit_logs?action.type=session.create', { auth: owner });
+        assert.equal(audit.body.result[0].actor.ip, '203.0.113.7');
+      } finally {
+        await t.stop();
+      }
+    });
+  }
+});

@@ -46,7 +46,7 @@ describe('the audit log through the official client', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    t = await startTestApp({ LOGEXPORT_TRUST_PROXY: 'true', LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true' });
+    t = await startTestApp({ LOGEXPORT_TRUST_PROXY: '127.0.0.1', LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true' });
     owner = await t.user('auditor@example.com', 'correct horse battery');
     zoneA = await t.zone(owner, 'audit-a.example.com');
     zoneB = await t.zone(owner, 'audit-b.example.com');

@@ -350,6 +350,13 @@ describe('the HTTP destination classifies failures', () => {
     assert.match(outcome.kind === 'permanent' ? outcome.reason : '', /redirects are not followed/);
   });
 
+  it("does not repeat a redirect's Location or body to whoever set the destination", async () => {
+    const outcome = await sendWith((res) => res.writeHead(301, { Location: 'http://10.1.2.3:8500/v1/kv/secret' }).end('Moved to http://10.1.2.3:8500/v1/kv/secret'));
+    const reason = outcome.kind === 'permanent' ? outcome.reason : '';
+    assert.match(reason, /answered 301 \(a redirect\)/);
+    assert.doesNotMatch(reason, /10\.1\.2\.3|kv\/secret/);
+  });
+
   it('retries a destination that never answers, after the timeout', async () => {
     const silent = await silentServer();
     const destination = createDestination(spec(`http://127.0.0.1:${silent.port}/`), { exportRoot: '/x', allowPrivate: true, timeoutMs: 200 });

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { hostNameOf, zoneNameForHost } from '../../src/sources/route-by-host.ts';
+import { hostNameOf, routableZones, zoneNameForHost, type RoutableZone } from '../../src/sources/route-by-host.ts';
 
 const zones = new Set(['example.com', 'shop.example.com', 'example.org', 'xn--bcher-kva.example']);
 const isZone = (name: string) => zones.has(name);
@@ -64,6 +64,55 @@ describe('routing by host', () => {
         const host = [...labels, zone].join('.');
         const expected = host.endsWith('.shop.example.com') || host === 'shop.example.com' ? 'shop.example.com' : zone;
         assert.equal(zoneNameForHost(host, isZone), expected);
+      }),
+    );
+  });
+});
+
+describe('the zones hosts may be routed to', () => {
+  let n = 0;
+  const zone = (name: string, userId: string, status: 'pending' | 'active' = 'active'): RoutableZone => ({
+    id: String(++n).padStart(32, '0'),
+    name,
+    userId,
+    createdAt: `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`,
+    status,
+  });
+  const names = (zones: readonly RoutableZone[]) => routableZones(zones).map((z) => z.name).sort();
+
+  it("leaves out a zone beneath an earlier zone of another user, so B's hosts never reach A", () => {
+    const zones = [zone('b.test', 'B'), zone('www.b.test', 'A')];
+    assert.deepEqual(names(zones), ['b.test']);
+    const isZone = (candidate: string) => names(zones).includes(candidate);
+    assert.equal(zoneNameForHost('www.b.test', isZone), 'b.test');
+  });
+
+  it('leaves out a zone above an earlier zone of another user', () => {
+    assert.deepEqual(names([zone('www.c.test', 'C'), zone('c.test', 'A')]), ['www.c.test']);
+  });
+
+  it("keeps a user's zones beneath the user's own", () => {
+    assert.deepEqual(names([zone('d.test', 'D'), zone('shop.d.test', 'D'), zone('x.shop.d.test', 'D')]), ['d.test', 'shop.d.test', 'x.shop.d.test']);
+  });
+
+  it('leaves out pending zones, without letting another user take their hosts', () => {
+    const zones = [zone('e.test', 'E', 'pending'), zone('shop.f.test', 'F'), zone('f.test', 'F', 'pending')];
+    assert.deepEqual(names(zones), ['shop.f.test']);
+  });
+
+  it('never lets the longest match and a shorter one belong to different users (property)', () => {
+    const label = fc.constantFrom('a', 'b', 'c', 'www');
+    const zoneArb = fc.record({ labels: fc.array(label, { minLength: 1, maxLength: 3 }), userId: fc.constantFrom('U', 'V', 'W'), active: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(zoneArb, { maxLength: 12 }), fc.array(label, { minLength: 1, maxLength: 5 }), (specs, hostLabels) => {
+        const seen = new Set<string>();
+        const zones = specs
+          .map((s) => zone(`${s.labels.join('.')}.test`, s.userId, s.active ? 'active' : 'pending'))
+          .filter((z) => !seen.has(z.name) && seen.add(z.name));
+        const kept = routableZones(zones);
+        const host = `${hostLabels.join('.')}.test`;
+        const matches = kept.filter((z) => host === z.name || host.endsWith(`.${z.name}`));
+        return new Set(matches.map((z) => z.userId)).size <= 1;
       }),
     );
   });

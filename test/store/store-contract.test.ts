@@ -32,8 +32,8 @@ for (const engine of engines) {
       ({ store, dispose } = await engine.open());
       await store.createUser({ id: 'u1', email: 'a@example.com', passwordHash: null, apiKeyHash: 'k1', createdAt: now });
       await store.createUser({ id: 'u2', email: 'b@example.com', passwordHash: 'p', apiKeyHash: 'k2', createdAt: now });
-      await store.createZone({ id: 'z1'.padEnd(32, '0'), name: 'one.example', userId: 'u1', createdAt: now });
-      await store.createZone({ id: 'z2'.padEnd(32, '0'), name: 'two.example', userId: 'u2', createdAt: now });
+      await store.createZone({ id: 'z1'.padEnd(32, '0'), name: 'one.example', userId: 'u1', createdAt: now, status: 'active', verificationToken: null });
+      await store.createZone({ id: 'z2'.padEnd(32, '0'), name: 'two.example', userId: 'u2', createdAt: now, status: 'active', verificationToken: null });
     });
     after(async () => dispose());
 
@@ -55,18 +55,62 @@ for (const engine of engines) {
     });
 
     it('refuses a second zone with the same name and lists zones per user', async () => {
-      await assert.rejects(store.createZone({ id: 'z3'.padEnd(32, '0'), name: 'one.example', userId: 'u2', createdAt: now }), UniqueViolation);
+      assert.equal(await store.createZone({ id: 'z3'.padEnd(32, '0'), name: 'one.example', userId: 'u2', createdAt: now, status: 'active', verificationToken: null }), 'taken');
       assert.deepEqual((await store.listZones('u1')).map((z) => z.name), ['one.example']);
       assert.deepEqual((await store.listAllZones()).map((z) => z.name), ['one.example', 'two.example']);
       assert.equal((await store.findZoneByName('two.example'))?.id, z2);
     });
 
-    it('keeps tokens with their zones and permissions', async () => {
-      await store.createToken({ id: 't1', userId: 'u1', tokenHash: 'h1', zoneIds: [z1], permissions: ['logs:edit', 'logs:ingest'], createdAt: now });
-      const token = await store.findTokenByHash('h1');
-      assert.deepEqual(token?.zoneIds, [z1]);
-      assert.deepEqual(token?.permissions, ['logs:edit', 'logs:ingest']);
+    it("refuses a zone above or beneath another user's zone, and allows one beneath the user's own", async () => {
+      const zone = (id: string, name: string, userId: string) => ({ id: id.padEnd(32, '0'), name, userId, createdAt: now, status: 'active' as const, verificationToken: null });
+      assert.equal(await store.createZone(zone('e1', 'www.one.example', 'u2')), 'taken');
+      assert.equal(await store.createZone(zone('e2', 'example', 'u2')), 'taken');
+      assert.equal(await store.createZone(zone('e3', 'a.b.two.example', 'u1')), 'taken');
+      // A name that merely ends the same way is not beneath: a label boundary is needed.
+      assert.equal(await store.createZone(zone('e4', 'xone.example', 'u2')), 'created');
+      assert.equal(await store.createZone(zone('e5', 'www.one.example', 'u1')), 'created');
+      assert.deepEqual((await store.listZones('u1')).map((z) => z.name), ['one.example', 'www.one.example']);
+    });
+
+    it('refuses a zone past the per-user limit, and makes a pending zone active', async () => {
+      const zone = (id: string, name: string) => ({ id: id.padEnd(32, '0'), name, userId: 'u2', createdAt: now, status: 'pending' as const, verificationToken: 'v'.repeat(32) });
+      const count = (await store.listZones('u2')).length;
+      assert.equal(await store.createZone(zone('f1', 'limit.example'), { maxZonesPerUser: count }), 'limitReached');
+      assert.equal(await store.createZone(zone('f1', 'limit.example'), { maxZonesPerUser: count + 1 }), 'created');
+      assert.equal((await store.findZone('f1'.padEnd(32, '0')))?.status, 'pending');
+      assert.equal(await store.activateZone('f1'.padEnd(32, '0')), true);
+      assert.equal(await store.activateZone('f1'.padEnd(32, '0')), false);
+      assert.equal((await store.findZone('f1'.padEnd(32, '0')))?.status, 'active');
+    });
+
+    it('keeps tokens with their grants, and lists, updates and deletes them with a token change each', async () => {
+      const token = {
+        id: 't1',
+        userId: 'u1',
+        tokenHash: 'h1',
+        name: 'ci',
+        status: 'active' as const,
+        policies: [{ id: 'p1', zoneIds: [z1], permissions: ['logs:edit', 'logs:ingest'] as const }],
+        expiresOn: null,
+        notBefore: null,
+        createdAt: now,
+        modifiedOn: now,
+      };
+      await store.createToken(token);
+      assert.deepEqual(await store.findTokenByHash('h1'), token);
       assert.equal(await store.findTokenByHash('nope'), undefined);
+      assert.deepEqual(await store.findToken('u1', 't1'), token);
+      assert.equal(await store.findToken('u2', 't1'), undefined, "another user's token is not found");
+      assert.deepEqual((await store.listTokens('u1')).map((t) => t.id), ['t1']);
+      const before = await store.latestConfigChange();
+      const changed = { ...token, status: 'disabled' as const, expiresOn: '2030-01-01T00:00:00Z', tokenHash: 'h2' };
+      assert.equal(await store.updateToken(changed), true);
+      assert.deepEqual(await store.findTokenByHash('h2'), changed);
+      assert.equal(await store.findTokenByHash('h1'), undefined);
+      assert.equal(await store.deleteToken('u2', 't1'), false);
+      assert.equal(await store.deleteToken('u1', 't1'), true);
+      assert.deepEqual((await store.configChangesSince(before)).map((c) => (c.kind === 'token' ? c.tokenId : c.zoneId)), ['t1', 't1']);
+      assert.deepEqual(await store.listTokens('u1'), []);
     });
 
     it('keeps a setting that was put first', async () => {
@@ -213,7 +257,7 @@ for (const engine of engines) {
       const before = await store.latestConfigChange();
       await store.createJob(z2, settings, now, 4);
       const changes = await store.configChangesSince(before);
-      assert.deepEqual(changes.map((c) => c.zoneId), [z2]);
+      assert.deepEqual(changes.map((c) => (c.kind === 'zone' ? c.zoneId : c.tokenId)), [z2]);
       assert.ok((await store.latestConfigChange()) > before);
     });
 
@@ -240,7 +284,7 @@ for (const engine of engines) {
     it('rolls back a transaction that throws', async () => {
       await assert.rejects(
         store.transaction(async (tx) => {
-          await tx.createZone({ id: 'z9'.padEnd(32, '0'), name: 'nine.example', userId: 'u1', createdAt: now });
+          await tx.createZone({ id: 'z9'.padEnd(32, '0'), name: 'nine.example', userId: 'u1', createdAt: now, status: 'active', verificationToken: null });
           throw new Error('boom');
         }),
         /boom/,

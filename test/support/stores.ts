@@ -31,6 +31,22 @@ export const sqliteEngine: StoreEngine = {
   },
 };
 
+/** A fresh database on the test server for whole nodes (which take a URL, not a schema), dropped on `drop`. */
+export async function createPostgresDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = `logexport_${label}_${randomBytes(4).toString('hex')}`;
+  const admin = async (query: string) => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
+      await client.query(query);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${database}`);
+  return { url: postgresUrl.replace(/\/[^/]*$/, `/${database}`), drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
+}
+
 /** A fresh schema in the test database, dropped on dispose. */
 export async function createPostgresSchema(): Promise<{ schema: string; drop: () => Promise<void> }> {
   const schema = `t_${randomBytes(6).toString('hex')}`;

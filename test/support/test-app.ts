@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createToken, createUser, createZone } from '../../src/accounts/accounts.ts';
+import { createToken, createUser, createZone, simpleTokenSpec } from '../../src/accounts/accounts.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { toConfig, type AppConfig } from '../../src/config/config.ts';
 import type { RawEnv } from '../../src/config/env.ts';
@@ -89,7 +89,7 @@ export async function startTestApp(env: RawEnv = {}, options: AppOptions = {}): 
       return zone.id;
     },
     async token(owner, zoneIds, permissions) {
-      return createToken(app.store, clock, { userId: owner.userId, zoneIds, permissions });
+      return (await createToken(app.store, clock, owner.userId, simpleTokenSpec(zoneIds, permissions))).value;
     },
     async stop() {
       await app.stop();

@@ -12,22 +12,14 @@ import { gunzipSync } from 'node:zlib';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Clock } from '../../src/core/clock.ts';
 import { compileSampler } from '../../src/ingest/stages/sample.ts';
+import { chromiumInstalled, chromiumPath } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
-const chromiumPath = '/usr/bin/chromium';
 const distIndex = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
 const screenshotDir = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const email = 'ada@example.com';
 const password = 'correct horse battery';
 
-/** Whether the suite can run; without chromium it prints one SKIPPED line, except under CI=true. */
-function chromiumInstalled(): boolean {
-  if (fs.existsSync(chromiumPath)) return true;
-  const line = `SKIPPED: chromium is not installed at ${chromiumPath} (apt-get install -y chromium)`;
-  if (process.env.CI === 'true') throw new Error(`${line} (CI=true requires it)`);
-  console.log(line);
-  return false;
-}
 
 const runs = chromiumInstalled();
 

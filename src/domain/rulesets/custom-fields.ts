@@ -63,15 +63,24 @@ const ruleKeys = ['id', 'ref', 'description', 'enabled', 'action', 'expression',
 const echoedKeys: ReadonlySet<string> = new Set(['version', 'last_updated', 'categories']);
 const knownRuleKeys: ReadonlySet<string> = new Set<string>([...ruleKeys, ...echoedKeys]);
 
-/** Product features logexport deliberately leaves out; each answer says why instead of "unknown key". */
-const unsupportedParameterReasons: Readonly<Record<string, string>> = {
-  transformed_request_fields:
+/**
+ * Product features logexport deliberately leaves out; each answer says why instead of "unknown key". A Map,
+ * not an object: a client's key such as `constructor` or `__proto__` must not find Object.prototype's.
+ */
+const unsupportedParameterReasons: ReadonlyMap<string, string> = new Map([
+  [
+    'transformed_request_fields',
     'logexport does not support transformed_request_fields: it captures request headers only as originally received. Use request_fields.',
-  raw_response_fields:
+  ],
+  [
+    'raw_response_fields',
     'logexport does not support raw_response_fields: response_fields already captures response headers as originally received. Use response_fields.',
-  preserve_duplicates:
+  ],
+  [
+    'preserve_duplicates',
     'logexport does not support preserve_duplicates: only the first instance of a repeated header is captured. Remove preserve_duplicates.',
-};
+  ],
+]);
 
 const ruleIdPattern = /^[0-9a-f]{32}$/;
 
@@ -194,7 +203,7 @@ function parseParameters(value: unknown, pointer: string, problems: Problems): C
 
   for (const key of Object.keys(value)) {
     if (fieldLists.some((list) => list.key === key)) continue;
-    const reason = unsupportedParameterReasons[key];
+    const reason = unsupportedParameterReasons.get(key);
     problems.add(
       reason ?? `Unknown key ${show(key)} in action_parameters. Allowed keys: request_fields, response_fields, cookie_fields.`,
       at(pointer, key),
@@ -279,12 +288,12 @@ function parseFieldEntry(
     if (key === 'name') continue;
     valid = false;
     problems.add(
-      unsupportedParameterReasons[key] ?? `Unknown key ${show(key)} in an entry of ${list.key}; each entry has only "name".`,
+      unsupportedParameterReasons.get(key) ?? `Unknown key ${show(key)} in an entry of ${list.key}; each entry has only "name".`,
       at(pointer, key),
     );
   }
 
-  const name = entry['name'];
+  const name = optional(entry, 'name');
   const namePointer = at(pointer, 'name');
   if (name === undefined || name === null) {
     problems.add(`Each entry of ${list.key} needs a "name": the ${list.noun} to capture.`, namePointer);

@@ -61,7 +61,8 @@ async function ingestByHost(body: IngestBody, encoding: OtlpEncoding, target: Ot
       allowed.set(zone.id, may);
     }
     if (!may) {
-      refuse(group, `the credentials may not ingest for the zone of the host ${JSON.stringify(group.host)}`);
+      // Another user's zone gets the answer of no zone at all: the answer tells nobody which hosts others have.
+      refuse(group, `no zone serves the host ${JSON.stringify(group.host)}`);
       continue;
     }
     const entry = routed.get(zone.id) ?? { zone, groups: [] };

@@ -1,6 +1,7 @@
 /** Users, their API tokens and their dashboard sessions. */
 import type { Database } from '../database.ts';
-import type { ApiToken, Permission, Session, User } from '../store.ts';
+import type { ApiToken, Permission, Session, TokenPolicy, User } from '../store.ts';
+import { recordTokenChange } from './config-change-queries.ts';
 import { uniquely, type Db } from './query-db.ts';
 
 function toUser(row: Database['users']): User {
@@ -43,31 +44,74 @@ export async function findUserByApiKeyHash(db: Db, apiKeyHash: string): Promise<
   return row && toUser(row);
 }
 
+function toToken(row: Database['api_tokens']): ApiToken {
+  const policies: readonly TokenPolicy[] =
+    row.policies === null
+      ? [{ id: row.id, zoneIds: JSON.parse(row.zone_ids) as string[], permissions: JSON.parse(row.permissions) as Permission[] }]
+      : (JSON.parse(row.policies) as TokenPolicy[]);
+  return {
+    id: row.id,
+    userId: row.user_id,
+    tokenHash: row.token_hash,
+    name: row.name,
+    status: row.status === 'disabled' ? 'disabled' : 'active',
+    policies,
+    expiresOn: row.expires_on,
+    notBefore: row.not_before,
+    createdAt: row.created_at,
+    modifiedOn: row.modified_on ?? row.created_at,
+  };
+}
+
+/** The token's columns; `zone_ids` and `permissions` keep the union of its grants, as before grants existed. */
+function tokenColumns(token: ApiToken) {
+  return {
+    token_hash: token.tokenHash,
+    zone_ids: JSON.stringify([...new Set(token.policies.flatMap((p) => p.zoneIds))]),
+    permissions: JSON.stringify([...new Set(token.policies.flatMap((p) => p.permissions))]),
+    name: token.name,
+    status: token.status,
+    expires_on: token.expiresOn,
+    not_before: token.notBefore,
+    policies: JSON.stringify(token.policies),
+    modified_on: token.modifiedOn,
+  };
+}
+
 export async function createToken(db: Db, token: ApiToken): Promise<void> {
   await db
     .insertInto('api_tokens')
-    .values({
-      id: token.id,
-      user_id: token.userId,
-      token_hash: token.tokenHash,
-      zone_ids: JSON.stringify(token.zoneIds),
-      permissions: JSON.stringify(token.permissions),
-      created_at: token.createdAt,
-    })
+    .values({ id: token.id, user_id: token.userId, created_at: token.createdAt, ...tokenColumns(token) })
     .execute();
 }
 
 export async function findTokenByHash(db: Db, tokenHash: string): Promise<ApiToken | undefined> {
   const row = await db.selectFrom('api_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    userId: row.user_id,
-    tokenHash: row.token_hash,
-    zoneIds: JSON.parse(row.zone_ids) as string[],
-    permissions: JSON.parse(row.permissions) as Permission[],
-    createdAt: row.created_at,
-  };
+  return row && toToken(row);
+}
+
+export async function findToken(db: Db, userId: string, tokenId: string): Promise<ApiToken | undefined> {
+  const row = await db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).where('id', '=', tokenId).executeTakeFirst();
+  return row && toToken(row);
+}
+
+export async function listTokens(db: Db, userId: string): Promise<readonly ApiToken[]> {
+  const rows = await db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toToken);
+}
+
+export async function updateToken(db: Db, token: ApiToken): Promise<boolean> {
+  const result = await db.updateTable('api_tokens').set(tokenColumns(token)).where('user_id', '=', token.userId).where('id', '=', token.id).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await recordTokenChange(db, token.id);
+  return true;
+}
+
+export async function deleteToken(db: Db, userId: string, tokenId: string): Promise<boolean> {
+  const result = await db.deleteFrom('api_tokens').where('user_id', '=', userId).where('id', '=', tokenId).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) return false;
+  await recordTokenChange(db, tokenId);
+  return true;
 }
 
 export async function createSession(db: Db, session: Session): Promise<void> {

@@ -1,6 +1,6 @@
 /** The audit log: entries appended (inside the transaction of the change they describe), listed per owner, pruned by age. */
 import { sql, type Selectable } from 'kysely';
-import { networkMatcher, parseIpNetwork } from '../../audit/ip-network.ts';
+import { networkMatcher, parseIpNetwork } from '../../core/ip-network.ts';
 import type { Database } from '../database.ts';
 import type { AuditActor, AuditEntry, AuditQuery } from '../store.ts';
 import type { Db } from './query-db.ts';

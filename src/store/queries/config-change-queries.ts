@@ -1,7 +1,8 @@
 /**
- * The log of configuration changes: every write that changes a zone's rulesets or jobs adds a row in its
- * own transaction, so every node's config watcher learns of it.
+ * The log of configuration changes: every write that changes a zone's rulesets or jobs, or an API token, adds
+ * a row in its own transaction, so every node's config watcher learns of it.
  */
+import type { ConfigChange } from '../store.ts';
 import type { Db } from './query-db.ts';
 
 /** Notes that a zone's configuration changed, inside the transaction that changed it. */
@@ -9,9 +10,14 @@ export async function recordChange(db: Db, zoneId: string): Promise<void> {
   await db.insertInto('config_changes').values({ zone_id: zoneId, changed_at: new Date().toISOString() }).execute();
 }
 
-export async function configChangesSince(db: Db, seq: number): Promise<readonly { readonly seq: number; readonly zoneId: string }[]> {
-  const rows = await db.selectFrom('config_changes').select(['seq', 'zone_id']).where('seq', '>', seq).orderBy('seq').execute();
-  return rows.map((r) => ({ seq: Number(r.seq), zoneId: r.zone_id }));
+/** Notes that an API token changed or went away, inside the transaction that changed it. */
+export async function recordTokenChange(db: Db, tokenId: string): Promise<void> {
+  await db.insertInto('config_changes').values({ zone_id: '', token_id: tokenId, changed_at: new Date().toISOString() }).execute();
+}
+
+export async function configChangesSince(db: Db, seq: number): Promise<readonly ConfigChange[]> {
+  const rows = await db.selectFrom('config_changes').select(['seq', 'zone_id', 'token_id']).where('seq', '>', seq).orderBy('seq').execute();
+  return rows.map((r): ConfigChange => (r.token_id === null ? { seq: Number(r.seq), kind: 'zone', zoneId: r.zone_id } : { seq: Number(r.seq), kind: 'token', tokenId: r.token_id }));
 }
 
 export async function latestConfigChange(db: Db): Promise<number> {

@@ -8,6 +8,7 @@ describe('dashboard routes', () => {
   const routes: readonly Route[] = [
     { kind: 'zones' },
     { kind: 'auditLog' },
+    { kind: 'apiTokens' },
     { kind: 'customFields', zoneId: zone },
     { kind: 'jobs', zoneId: zone },
     { kind: 'newJob', zoneId: zone },

@@ -4,6 +4,7 @@ import type { Session } from '../api/session.ts';
 import type { Zone } from '../api/zone.ts';
 import { parseRoute, routePath, type Route } from '../model/route.ts';
 import { AuditLogPage } from './audit-log-page.tsx';
+import { ApiTokensPage } from './api-tokens-page.tsx';
 import { CustomFieldsPage } from './custom-fields-page.tsx';
 import { JobWizard } from './job-wizard.tsx';
 import { InstantLogsPage } from './instant-logs-page.tsx';
@@ -69,12 +70,13 @@ export function App() {
   };
 
   // Screens below are keyed by zone, so switching domains starts each one afresh.
-  const zone = route.kind === 'zones' || route.kind === 'auditLog' ? undefined : zones?.find((z) => z.id === route.zoneId);
+  const zone = route.kind === 'zones' || route.kind === 'auditLog' || route.kind === 'apiTokens' ? undefined : zones?.find((z) => z.id === route.zoneId);
 
   useEffect(() => {
     const screen: Readonly<Record<Route['kind'], string>> = {
       zones: 'Domains',
       auditLog: 'Audit log',
+      apiTokens: 'API tokens',
       customFields: 'Custom Fields',
       jobs: 'Log export jobs',
       instantLogs: 'Instant Logs',
@@ -107,12 +109,13 @@ export function App() {
         {zones === undefined && zonesError === undefined && <p class="loading">Loading domains…</p>}
         {zones !== undefined && route.kind === 'zones' && <ZonePicker zones={zones} navigate={navigate} />}
         {zones !== undefined && route.kind === 'auditLog' && <AuditLogPage api={api} zones={zones} />}
-        {zones !== undefined && route.kind !== 'zones' && route.kind !== 'auditLog' && zone === undefined && (
+        {zones !== undefined && route.kind === 'apiTokens' && <ApiTokensPage api={api} zones={zones} />}
+        {zones !== undefined && route.kind !== 'zones' && route.kind !== 'auditLog' && route.kind !== 'apiTokens' && zone === undefined && (
           <p class="error-banner" role="alert">
             This domain is not one of yours, or it no longer exists. Choose one from the list of domains.
           </p>
         )}
-        {zone !== undefined && route.kind !== 'zones' && route.kind !== 'auditLog' && (
+        {zone !== undefined && route.kind !== 'zones' && route.kind !== 'auditLog' && route.kind !== 'apiTokens' && (
           <ZoneSection zone={zone} route={route} navigate={navigate}>
             {route.kind === 'customFields' && <CustomFieldsPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'jobs' && <JobsPage key={zone.id} api={api} zone={zone} navigate={navigate} />}

@@ -41,6 +41,9 @@ export function TopBar(props: {
       <Link to={{ kind: 'auditLog' }} navigate={props.navigate} class="audit-link">
         Audit log
       </Link>
+      <Link to={{ kind: 'apiTokens' }} navigate={props.navigate} class="tokens-link">
+        API tokens
+      </Link>
       <span class="user" title="Signed in as">
         {props.email}
       </span>

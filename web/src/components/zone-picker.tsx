@@ -20,6 +20,13 @@ export function ZonePicker(props: { readonly zones: readonly Zone[]; readonly na
                 {zone.name}
               </Link>
               <span class="muted"> · zone id <code>{zone.id}</code></span>
+              {zone.status === 'pending' && zone.verification !== undefined && (
+                <span class="muted">
+                  {' '}
+                  · <strong>pending</strong>: receives no events routed by host until a {zone.verification.type} record <code>{zone.verification.name}</code> holds{' '}
+                  <code>{zone.verification.value}</code> (then <code>PUT /client/v4/zones/{zone.id}/activation_check</code>)
+                </span>
+              )}
             </li>
           ))}
         </ul>

@@ -7,6 +7,7 @@
 export type Route =
   | { readonly kind: 'zones' }
   | { readonly kind: 'auditLog' }
+  | { readonly kind: 'apiTokens' }
   | { readonly kind: 'customFields'; readonly zoneId: string }
   | { readonly kind: 'jobs'; readonly zoneId: string }
   | { readonly kind: 'instantLogs'; readonly zoneId: string }
@@ -18,6 +19,7 @@ const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs|instant-logs)
 /** The screen a URL path shows; unknown paths show the zone list. */
 export function parseRoute(pathname: string): Route {
   if (/^\/audit-log\/?$/.test(pathname)) return { kind: 'auditLog' };
+  if (/^\/api-tokens\/?$/.test(pathname)) return { kind: 'apiTokens' };
   const m = zonePath.exec(pathname);
   if (m === null) return { kind: 'zones' };
   const [, zoneId = '', section, job, edit] = m;
@@ -35,6 +37,8 @@ export function routePath(route: Route): string {
       return '/';
     case 'auditLog':
       return '/audit-log';
+    case 'apiTokens':
+      return '/api-tokens';
     case 'customFields':
       return `/zones/${route.zoneId}/custom-fields`;
     case 'jobs':

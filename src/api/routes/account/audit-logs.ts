@@ -6,8 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { AppError, appError } from '../../../core/app-error.ts';
-import { parseIpNetwork } from '../../../audit/ip-network.ts';
+import { parseIpNetwork } from '../../../core/ip-network.ts';
+import { tokenZoneIdsWith } from '../../../accounts/token-access.ts';
 import type { AuditEntry, AuditQuery } from '../../../store/store.ts';
+import { permissionFor } from '../../auth.ts';
 import { success } from '../../envelope.ts';
 import { queryInteger } from '../../request-input.ts';
 import { principalOf, type ApiDeps } from '../../request-context.ts';
@@ -69,11 +71,9 @@ export function auditLogRoutes(app: FastifyInstance, deps: ApiDeps): void {
     let ownerId: string;
     let zoneIds: readonly string[] | undefined;
     if (principal.kind === 'token') {
-      if (!principal.token.permissions.some((p) => p === 'logs:read' || p === 'logs:edit')) {
-        throw new AppError('notAuthorized', 'reading the audit log needs a token with logs:read or logs:edit');
-      }
+      zoneIds = tokenZoneIdsWith(principal.token, permissionFor.read);
+      if (zoneIds.length === 0) throw new AppError('notAuthorized', 'reading the audit log needs a token with logs:read or logs:edit');
       ownerId = principal.userId;
-      zoneIds = principal.token.zoneIds;
     } else {
       ownerId = principal.user.id;
     }

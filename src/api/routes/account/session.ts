@@ -30,7 +30,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps): void {
     rejectUnknownKeys(body, ['email', 'password']);
     const email = typeof body.email === 'string' ? normalizeEmail(body.email) : undefined;
     const password = typeof body.password === 'string' ? body.password : '';
-    const keys = throttleKeys(email, request.ip);
+    const keys = throttleKeys('password', email, request.ip);
     await deps.throttle.attempt(keys);
     const user = email === undefined ? undefined : await deps.store.findUserByEmail(email);
     const valid = await verifyPassword(password, user?.passwordHash ?? decoyHash);

@@ -11,8 +11,7 @@ import { httpRequests } from '../../../domain/datasets/http-requests.ts';
 import type { LiveOwner, LiveSession } from '../../../live/live-session.ts';
 import { parseLiveSessionInput } from '../../../live/live-session.ts';
 import { webSocketViewer } from '../../../live/websocket-viewer.ts';
-import type { Store } from '../../../store/store.ts';
-import { authorizeZone, principalUserId, type Principal } from '../../auth.ts';
+import { ownerMayRead, principalUserId, type Principal } from '../../auth.ts';
 import { page, success } from '../../envelope.ts';
 import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
 import { principalOf, zoneOf, type ApiDeps } from '../../request-context.ts';
@@ -45,26 +44,6 @@ function sessionAnswer(session: LiveSession, request: FastifyRequest) {
 
 function ownerOf(principal: Principal): LiveOwner {
   return principal.kind === 'token' ? { kind: 'token', userId: principal.userId, tokenHash: principal.token.tokenHash } : { kind: 'user', userId: principal.user.id };
-}
-
-/** Whether the credential that made a session may still read its zone's logs (a deleted token may not). */
-async function ownerMayRead(owner: LiveOwner, zoneId: string, store: Store): Promise<boolean> {
-  let principal: Principal;
-  if (owner.kind === 'token') {
-    const token = await store.findTokenByHash(owner.tokenHash);
-    if (token === undefined) return false;
-    principal = { kind: 'token', userId: token.userId, token };
-  } else {
-    const user = await store.findUserById(owner.userId);
-    if (user === undefined) return false;
-    principal = { kind: 'user', user, via: 'key' };
-  }
-  try {
-    await authorizeZone(principal, zoneId, 'read', store);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `edge/jobs`: make a live session (`{fields, filter, sample}`), list the zone's sessions. */
@@ -105,7 +84,7 @@ export function liveStreamRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const id = (request.params as { session_id?: string }).session_id ?? '';
     const session = /^[0-9a-f]{32}$/.test(id) ? deps.live.find(id) : undefined;
     // An unknown, expired or no-longer-permitted session gets the same answer.
-    if (session === undefined || !(await ownerMayRead(session.owner, session.zoneId, deps.store))) {
+    if (session === undefined || !(await ownerMayRead(session.owner, session.zoneId, deps))) {
       throw appError('notFound', 'no such Instant Logs session: it expired, was never connected to within its time, or its credential may no longer read the zone');
     }
     return session;
@@ -122,6 +101,8 @@ export function liveStreamRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }
     // The upgraded connection's own socket: corked around a burst of records, they leave in one write.
     const viewer = deps.live.attach(session, webSocketViewer(socket, request.raw.socket));
+    // Past the viewer bound the hub closed the socket already (4429, with the reason).
+    if (viewer === undefined) return;
     let alive = true;
     const ping = setInterval(() => {
       if (!alive) {
