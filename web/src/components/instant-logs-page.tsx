@@ -233,7 +233,7 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
           <summary>
             Columns ({columns.length} of {fieldNames.length} shown)
           </summary>
-          <div class="field-grid">
+          <div class="field-grid" role="group" aria-label="Columns">
             {tableColumns(fieldNames, new Set()).map((name) => (
               <div class="field-choice" key={name}>
                 <input
