@@ -11,24 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { Clock } from '../../src/core/clock.ts';
 import { fastRetries } from '../e2e/support/data-plane.ts';
 import { nativeLine } from '../sources/support/tail-node.ts';
+import { ShiftedClock } from '../support/shifted-clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { chromiumInstalled, distIndex, launchChromium, screenshot } from './support/browser.ts';
 
 const email = 'ada@example.com';
 const password = 'correct horse battery';
 const runs = chromiumInstalled();
-
-/** The system clock moved by a settable offset, so jobs can start failing in the past. */
-class ShiftedClock implements Clock {
-  offsetMs = 0;
-
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-}
 
 /** 2026-05-02T10:00:00.001Z in Unix nanoseconds, the time the Instant Logs events claim. */
 const eventNanos = '1777716000001000000';

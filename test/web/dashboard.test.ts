@@ -9,8 +9,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Locator, Page } from 'playwright-core';
-import type { Clock } from '../../src/core/clock.ts';
 import { compileSampler } from '../../src/ingest/stages/sample.ts';
+import { ShiftedClock } from '../support/shifted-clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { chromiumInstalled, distIndex, launchChromium, screenshot as saveScreenshot } from './support/browser.ts';
 
@@ -18,15 +18,6 @@ const email = 'ada@example.com';
 const password = 'correct horse battery';
 
 const runs = chromiumInstalled();
-
-/** The system clock moved by a settable offset, so the test can spread deliveries over the past hour. */
-class ShiftedClock implements Clock {
-  offsetMs = 0;
-
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-}
 
 const keptBySampling = compileSampler(0.5);
 let lastRay = 0;

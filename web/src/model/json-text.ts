@@ -35,53 +35,47 @@ export function readJson(text: string): JsonValue | undefined {
     const token = match(stringToken);
     return token === undefined ? undefined : (JSON.parse(token) as string);
   };
+  /** The items of an array or the members of an object, after its opening bracket, up to `close`. */
+  const sequence = <T>(close: string, item: () => T | undefined): T[] | undefined => {
+    const items: T[] = [];
+    skip();
+    if (text[at] === close) {
+      at += 1;
+      return items;
+    }
+    for (;;) {
+      const next = item();
+      if (next === undefined) return undefined;
+      items.push(next);
+      skip();
+      if (text[at] === ',') at += 1;
+      else if (text[at] === close) {
+        at += 1;
+        return items;
+      } else return undefined;
+    }
+  };
+  const member = (): readonly [string, JsonValue] | undefined => {
+    skip();
+    const key = readString();
+    skip();
+    if (key === undefined || text[at] !== ':') return undefined;
+    at += 1;
+    const item = value();
+    return item === undefined ? undefined : [key, item];
+  };
   const value = (): JsonValue | undefined => {
     skip();
     const c = text[at];
     if (c === '{') {
       at += 1;
-      const entries: (readonly [string, JsonValue])[] = [];
-      skip();
-      if (text[at] === '}') {
-        at += 1;
-        return { kind: 'object', entries };
-      }
-      for (;;) {
-        skip();
-        const key = readString();
-        skip();
-        if (key === undefined || text[at] !== ':') return undefined;
-        at += 1;
-        const item = value();
-        if (item === undefined) return undefined;
-        entries.push([key, item]);
-        skip();
-        if (text[at] === ',') at += 1;
-        else if (text[at] === '}') {
-          at += 1;
-          return { kind: 'object', entries };
-        } else return undefined;
-      }
+      const entries = sequence('}', member);
+      return entries === undefined ? undefined : { kind: 'object', entries };
     }
     if (c === '[') {
       at += 1;
-      const items: JsonValue[] = [];
-      skip();
-      if (text[at] === ']') {
-        at += 1;
-        return { kind: 'array', items };
-      }
-      for (;;) {
-        const item = value();
-        if (item === undefined) return undefined;
-        items.push(item);
-        skip();
-        if (text[at] === ',') at += 1;
-        else if (text[at] === ']') {
-          at += 1;
-          return { kind: 'array', items };
-        } else return undefined;
-      }
+      const items = sequence(']', value);
+      return items === undefined ? undefined : { kind: 'array', items };
     }
     if (c === '"') {
       const s = readString();
