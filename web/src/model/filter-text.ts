@@ -5,22 +5,18 @@
  * parentheses. Pure, so it is tested without a browser.
  */
 import type { FilterOperator } from '../../../src/domain/filters/filter-node.ts';
+import { operatorLabels } from './filter-draft.ts';
 import { readJson, type JsonValue } from './json-text.ts';
 
-/** How each operator reads between a field and a value. */
+/** How each operator reads between a field and a value: the builder's words, or a symbol where one is plainer. */
 export const operatorSymbols: Readonly<Record<FilterOperator, string>> = {
+  ...operatorLabels,
   eq: '=',
   '!eq': '≠',
   lt: '<',
   leq: '≤',
   gt: '>',
   geq: '≥',
-  startsWith: 'starts with',
-  endsWith: 'ends with',
-  '!startsWith': 'does not start with',
-  '!endsWith': 'does not end with',
-  contains: 'contains',
-  '!contains': 'does not contain',
   in: 'in',
   '!in': 'not in',
 };
