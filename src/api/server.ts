@@ -18,6 +18,7 @@ import { ingestRoutes } from './routes/ingest/ingest.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { otlpIngestRoutes } from './routes/ingest/otlp-ingest.ts';
 import { statsRoutes } from './routes/logpush/stats.ts';
+import { sourcesRoutes } from './routes/logpush/sources.ts';
 import { jobRoutes } from './routes/logpush/jobs.ts';
 import { liveSessionRoutes, liveStreamRoutes } from './routes/logs/live-sessions.ts';
 import { logpullRoutes } from './routes/logs/logpull.ts';
@@ -116,6 +117,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
                 validateRoutes(logs, deps);
                 datasetRoutes(logs);
                 statsRoutes(logs, deps);
+                sourcesRoutes(logs, deps);
                 liveSessionRoutes(logs, deps);
               },
               { prefix: `/${word}` },

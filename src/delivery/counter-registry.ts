@@ -5,8 +5,17 @@ import {
   emptyCounterValues,
   JobCounters,
   mergeSeries,
+  type JobCounterValues,
+  type SeriesPoint,
   type StoredCounters,
 } from './job-counters.ts';
+
+/** A job's counters as the API answers them: every node's, with this node's batches not yet done included. */
+export interface JobTotals {
+  /** `pending`: records read into a batch that is not done yet (open, or being delivered and retried). */
+  readonly counters: JobCounterValues & { readonly pending: number };
+  readonly series: readonly SeriesPoint[];
+}
 
 function parseStored(text: string): StoredCounters | undefined {
   try {
@@ -90,8 +99,13 @@ export class CounterRegistry {
     return rows.some((row) => parseStored(row.counters)?.counted_range === rangeId);
   }
 
-  /** The job's counters summed over every node: this node's live values and the others' stored rows. */
-  async total(jobId: number): Promise<StoredCounters> {
+  /**
+   * The job's counters summed over every node: this node's live values and the others' stored rows. The
+   * records of this node's batches not done yet count as received (and as filtered out, sampled out or
+   * dropped when they were), and those waiting to be delivered as `pending`; other nodes' open batches
+   * are counted once done, as a node that stopped leaves its open batches to be read again.
+   */
+  async total(jobId: number): Promise<JobTotals> {
     const now = this.clock.now();
     const rows = await this.store.listJobCounters(jobId);
     const parts: StoredCounters[] = [];
@@ -104,7 +118,13 @@ export class CounterRegistry {
     if (live !== undefined) parts.push(live.snapshot(now));
     const counters = emptyCounterValues();
     for (const part of parts) addCounterValues(counters, part.counters);
-    return { counters, series: mergeSeries(parts.map((p) => p.series), now) };
+    const open = live?.pending();
+    let pending = 0;
+    if (open !== undefined) {
+      addCounterValues(counters, { ...emptyCounterValues(), received: open.received, filtered_out: open.filtered_out, sampled_out: open.sampled_out, dropped: open.dropped });
+      pending = open.received - open.filtered_out - open.sampled_out - Object.values(open.dropped).reduce((sum, n) => sum + n, 0);
+    }
+    return { counters: { ...counters, pending }, series: mergeSeries(parts.map((p) => p.series), now) };
   }
 
   /** This node's live counters, for /metrics. */

@@ -43,6 +43,15 @@ export function emptyTally(): BatchTally {
   return { received: 0, filtered_out: 0, sampled_out: 0, dropped: {} };
 }
 
+/** Adds `b` into `a`. */
+function addTally(a: BatchTally, b: BatchTally): BatchTally {
+  a.received += b.received;
+  a.filtered_out += b.filtered_out;
+  a.sampled_out += b.sampled_out;
+  for (const [reason, n] of Object.entries(b.dropped)) tallyDrop(a, reason, n);
+  return a;
+}
+
 /** Adds `n` records dropped for `reason` to a tally. */
 export function tallyDrop(tally: BatchTally, reason: string, n: number): void {
   if (n > 0) tally.dropped[reason] = (tally.dropped[reason] ?? 0) + n;
@@ -91,6 +100,11 @@ export class JobCounters {
   dirty = false;
   /** The range of the last batch counted (see StoredCounters). */
   countedRange: string | undefined;
+  /**
+   * Tallies of the batches being read or delivered (retried, perhaps). Their records are shown as received
+   * but never stored: after a restart those batches are read, and counted, again.
+   */
+  private readonly open = new Map<BatchTally, object>();
 
   constructor(initial?: StoredCounters) {
     this.values = initial === undefined ? emptyCounterValues() : addCounterValues(emptyCounterValues(), initial.counters);
@@ -117,8 +131,36 @@ export class JobCounters {
     this.dirty = true;
   }
 
+  /**
+   * A tally for a batch `owner` (a runner) reads: what it holds counts as received (but is not stored)
+   * until it is settled or released.
+   */
+  openTally(owner: object): BatchTally {
+    const tally = emptyTally();
+    this.open.set(tally, owner);
+    return tally;
+  }
+
+  /** Stops showing a tally that will not be settled (its batch was counted before a restart). */
+  release(tally: BatchTally): void {
+    this.open.delete(tally);
+  }
+
+  /** Stops showing the tallies of `owner`, a runner that stopped: their batches stay queued and are counted by whoever delivers them. */
+  releaseAll(owner: object): void {
+    for (const [tally, by] of this.open) if (by === owner) this.open.delete(tally);
+  }
+
+  /** What the open tallies hold together. */
+  pending(): BatchTally {
+    const sum = emptyTally();
+    for (const tally of this.open.keys()) addTally(sum, tally);
+    return sum;
+  }
+
   /** Counts a finished batch's tally, remembering its range so a re-send of it is not counted twice. */
   settle(tally: BatchTally, rangeId: string): void {
+    this.open.delete(tally);
     this.values.received += tally.received;
     this.values.filtered_out += tally.filtered_out;
     this.values.sampled_out += tally.sampled_out;

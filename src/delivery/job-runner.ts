@@ -18,7 +18,7 @@ import { Batcher, batchFraming, bytesOf, compressBatch, noBatchLimits, type Batc
 import { chunkSection, eventStatus, type ChunkSection, type SectionText } from '../ingest/chunk-format.ts';
 import { inflateText } from '../ingest/deflated-text.ts';
 import { deliverWithRetry, sleep, type RetryPolicy } from './deliver-with-retry.ts';
-import { emptyTally, tallyDrop, type BatchTally, type JobCounters } from './job-counters.ts';
+import { tallyDrop, type BatchTally, type JobCounters } from './job-counters.ts';
 import type { JobPlan } from '../ingest/job-plan.ts';
 
 /** What a runner needs from the node. */
@@ -85,7 +85,7 @@ export class JobRunner {
   private failingSince: number | undefined;
   private lastHeartbeat = 0;
   /** What happened to the records of the open batch's range, counted when the batch is done. */
-  private tally: BatchTally = emptyTally();
+  private tally: BatchTally;
 
   constructor(job: Job, plan: JobPlan, deps: RunnerDeps) {
     this.job = job;
@@ -93,6 +93,7 @@ export class JobRunner {
     this.deps = deps;
     this.framing = batchFraming(plan.formatter);
     this.batcher = new Batcher(plan.batch, this.framing);
+    this.tally = deps.counters.openTally(this);
     this.failingSince = job.failingSince === null ? undefined : Date.parse(job.failingSince);
   }
 
@@ -122,7 +123,7 @@ export class JobRunner {
   private async run(): Promise<void> {
     const stream = streamOf(this.job);
     const consumer = await this.openConsumer(stream);
-    if (consumer === undefined) return;
+    if (consumer === undefined) return this.deps.counters.releaseAll(this);
     const destination = createDestination(this.plan.destination, this.deps.destinations);
     try {
       const inflight = await consumer.loadInflight();
@@ -139,6 +140,8 @@ export class JobRunner {
       }
       if (this.stopMode === 'drain') await this.drain(consumer, destination);
     } finally {
+      // What this runner did not deliver stays queued for the next one, which counts it then.
+      this.deps.counters.releaseAll(this);
       await consumer.close();
       await destination.close();
     }
@@ -252,7 +255,7 @@ export class JobRunner {
   private async flush(consumer: QueueConsumer, destination: Destination): Promise<boolean> {
     const batch = this.batcher.take();
     const tally = this.tally;
-    this.tally = emptyTally();
+    this.tally = this.deps.counters.openTally(this);
     if (batch.records === 0) {
       // Everything was filtered or sampled out: nothing to send, but the range is done.
       await this.settle(batch.range, tally);
@@ -286,7 +289,7 @@ export class JobRunner {
     // The batch is rebuilt whole, from exactly its segments: a batcher without limits never asks for room.
     const rebuilt = new Batcher(noBatchLimits, this.framing);
     const unlimited = () => Promise.resolve(true);
-    const tally = emptyTally();
+    const tally = this.deps.counters.openTally(this);
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
       if (chunk === undefined) tallyDrop(tally, 'missing_from_queue', segment.to - segment.from);
@@ -294,6 +297,7 @@ export class JobRunner {
     }
     // The batch may have been counted (and delivered) just before the stop, without being committed.
     const counted = await this.deps.countedBefore(inflight.rangeId);
+    if (counted) this.deps.counters.release(tally);
     this.deps.log.info({ jobId: this.job.id, range: inflight.rangeId }, `Job ${this.job.id} re-sends the batch that was in flight when it last stopped.`);
     const batch = rebuilt.isEmpty() ? undefined : rebuilt.take();
     if (batch === undefined || batch.records === 0) {

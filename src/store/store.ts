@@ -158,6 +158,8 @@ export interface AuditQuery {
   /** An exact address, or a range in CIDR notation. */
   readonly actorIp?: string;
   readonly id?: string;
+  /** Only entries about this resource (`logexport.job` 12). */
+  readonly resource?: { readonly type: string; readonly id: string };
   /** Leave out entries about no zone (sign-ins). */
   readonly zoneEntriesOnly?: boolean;
   readonly direction: 'asc' | 'desc';

@@ -170,7 +170,36 @@ describe('CounterRegistry', () => {
     assert.equal(total.counters.delivered_records, 14);
     assert.equal(total.counters.batches, 2);
     assert.deepEqual(total.series, [{ at: at(t0), delivered_records: 14 }]);
-    assert.deepEqual((await ours.total(6)).counters, emptyCounterValues(), 'a job nothing was counted for');
+    assert.deepEqual((await ours.total(6)).counters, { ...emptyCounterValues(), pending: 0 }, 'a job nothing was counted for');
+  });
+
+  it('shows the records of batches not done yet as received and pending, without storing them, until settled or released', async () => {
+    const { store, rows } = counterStore();
+    const registry = new CounterRegistry(store, new ManualClock(t0), 'node-a');
+    const counters = await registry.forJob(3);
+    const runner = {};
+    const open = counters.openTally(runner);
+    open.received += 10;
+    open.filtered_out += 2;
+    open.sampled_out += 1;
+    const retried = counters.openTally(runner);
+    retried.received += 5;
+    retried.dropped.unreadable = 1;
+    let total = await registry.total(3);
+    assert.deepEqual([total.counters.received, total.counters.filtered_out, total.counters.sampled_out, total.counters.dropped.unreadable, total.counters.pending], [15, 2, 1, 1, 11]);
+    await registry.flushJob(3);
+    assert.equal(JSON.parse(rows.get('3/node-a')?.counters ?? '{}').counters.received, 0, 'records of open batches are never stored');
+
+    counters.settle(retried, 'range-1');
+    counters.delivered(4, 100, t0);
+    total = await registry.total(3);
+    assert.deepEqual([total.counters.received, total.counters.delivered_records, total.counters.pending], [15, 4, 7], 'a settled batch is counted once');
+
+    const next = counters.openTally(runner);
+    next.received += 3;
+    counters.releaseAll(runner);
+    total = await registry.total(3);
+    assert.deepEqual([total.counters.received, total.counters.pending], [5, 0], 'a stopped runner leaves its open batches to be counted by whoever delivers them');
   });
 
   it('ignores a stored row it cannot read', async () => {

@@ -310,7 +310,7 @@ for (const engine of engines) {
       assert.deepEqual(await store.recordAuthFailure('ip:1', t0 + 3001, window), { failures: 1, windowStartMs: t0 + 3001 }, 'pruned');
     });
 
-    it('keeps audit entries per owner, filters, pages, orders them, and prunes old ones', async () => {
+    it('keeps audit entries per owner, filters them (by resource too), pages, orders them, and prunes old ones', async () => {
       const entry = (n: number, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
         id: `e${n}`,
         when: `2026-02-0${n}T00:00:00.000Z`,
@@ -335,6 +335,8 @@ for (const engine of engines) {
       assert.deepEqual((await store.listAudit({ ...base, actionType: 'job.create' })).entries.map((e) => e.id), ['e4', 'e2']);
       assert.deepEqual((await store.listAudit({ ...base, since: '2026-02-02T00:00:00.000Z', before: '2026-02-04T00:00:00.000Z' })).entries.map((e) => e.id), ['e3', 'e2']);
       assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.3' })).entries.map((e) => e.id), ['e3']);
+      assert.deepEqual((await store.listAudit({ ...base, resource: { type: 'logexport.job', id: '4' } })).entries.map((e) => e.id), ['e4']);
+      assert.equal((await store.listAudit({ ...base, resource: { type: 'ruleset', id: '4' } })).total, 0, 'the type must match too');
       const inRange = await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2 });
       assert.deepEqual([inRange.total, inRange.entries.map((e) => e.id)], [3, ['e3', 'e2']], '10.0.0.1–3 are in the range, newest first');
       assert.deepEqual((await store.listAudit({ ...base, actorIp: '10.0.0.0/30', perPage: 2, page: 2 })).entries.map((e) => e.id), ['e1']);

@@ -7,30 +7,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import type { Clock } from '../../src/core/clock.ts';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { compileSampler } from '../../src/ingest/stages/sample.ts';
-import { chromiumInstalled, chromiumPath } from '../support/chromium.ts';
+import { ShiftedClock } from '../support/shifted-clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { chromiumInstalled, distIndex, launchChromium, screenshot as saveScreenshot } from './support/browser.ts';
 
-const distIndex = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
-const screenshotDir = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const email = 'ada@example.com';
 const password = 'correct horse battery';
 
-
 const runs = chromiumInstalled();
-
-/** The system clock moved by a settable offset, so the test can spread deliveries over the past hour. */
-class ShiftedClock implements Clock {
-  offsetMs = 0;
-
-  now(): number {
-    return Date.now() + this.offsetMs;
-  }
-}
 
 const keptBySampling = compileSampler(0.5);
 let lastRay = 0;
@@ -71,12 +58,8 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
   let scratchDir: string;
   const clock = new ShiftedClock();
 
-  /** Saves a screenshot of the current screen (see the file comment for where). */
-  async function screenshot(name: string, options: { fullPage?: boolean } = {}): Promise<void> {
-    const committed = path.join(screenshotDir, `${name}.png`);
-    const update = process.env.LOGEXPORT_UPDATE_SCREENSHOTS === '1' || !fs.existsSync(committed);
-    await page.screenshot({ path: update ? committed : path.join(scratchDir, `${name}.png`), fullPage: options.fullPage ?? false, animations: 'disabled' });
-  }
+  /** Saves a screenshot of the current screen (see support/browser.ts for where). */
+  const screenshot = (name: string, options: { fullPage?: boolean } = {}) => saveScreenshot(page, scratchDir, name, options);
 
   async function api(method: string, urlPath: string, body?: unknown) {
     const answer = await t.call(method, urlPath, body === undefined ? {} : { body });
@@ -90,14 +73,10 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     assert.ok(fs.existsSync(distIndex), 'web/dist/index.html is missing: build the dashboard with `npm run build:web` (npm ci does it through `prepare`)');
     t = await startTestApp({ LOGEXPORT_RETENTION_FLUSH: '100ms' }, { clock });
     scratchDir = fs.mkdtempSync(path.join(t.dataDir, 'screens-'));
-    fs.mkdirSync(screenshotDir, { recursive: true });
     const owner = await t.user(email, password);
     zoneId = await t.zone(owner, 'example.com');
     shopZoneId = await t.zone(owner, 'shop.example.com');
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: t.app.url, locale: 'en-US', timezoneId: 'UTC' });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -227,9 +206,10 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     await screenshot('06-job-dataset');
     await page.getByRole('button', { name: 'Next' }).click();
 
-    // Fields: the defaults plus the custom request headers.
+    // Fields: the defaults plus the custom request headers, ticked already as the zone captures one.
     await page.getByRole('heading', { name: 'Step 2 of 6: Fields' }).waitFor();
-    await page.getByLabel('RequestHeaders', { exact: true }).check();
+    assert.ok(await page.getByLabel('RequestHeaders', { exact: true }).isChecked(), 'the zone captures a request header');
+    assert.equal(await page.getByLabel('Cookies', { exact: true }).isChecked(), false, 'but no cookie');
     await page.getByLabel('EdgeResponseStatus', { exact: true }).check();
     await screenshot('07-job-fields');
     await page.getByRole('button', { name: 'Next' }).click();
@@ -326,7 +306,7 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     const [created] = (await api('GET', `/zones/${zoneId}/logexport/jobs`)).body.result;
     const card = job('example-errors');
     assert.ok(await card.getByText('file:///example/logs').isVisible());
-    assert.equal(await card.locator('.badge').textContent(), 'Enabled');
+    assert.equal(await card.locator('.badge').textContent(), 'Healthy');
 
     // Batches close at 1000 records, so each round below delivers whole batches at once.
     assert.equal((await api('PUT', `/zones/${zoneId}/logexport/jobs/${created.id}`, { max_upload_records: 1000 })).status, 200);
@@ -467,7 +447,8 @@ describe('the dashboard in a browser', { skip: !runs }, () => {
     assert.equal(await page.locator('.live-table tbody tr').count(), 4);
     await page.getByRole('button', { name: 'Show record 4' }).click();
     const detail = page.getByRole('region', { name: 'Record 4' });
-    assert.match((await detail.locator('pre').textContent()) ?? '', /"EdgeResponseStatus":502,"EdgeStartTimestamp":\d{19},"RayID":"live6"/);
+    // Indented, RayID first, the nanosecond timestamp exactly as received.
+    assert.match((await detail.locator('pre').textContent()) ?? '', /^\{\n {2}"RayID": "live6",\n[^]*\n {2}"EdgeResponseStatus": 502,\n {2}"EdgeStartTimestamp": \d{19}\n\}$/);
     await screenshot('15-instant-logs', { fullPage: true });
 
     await page.getByRole('button', { name: 'Pause' }).click();

@@ -55,6 +55,7 @@ export async function listAudit(db: Db, q: AuditQuery): Promise<{ readonly entri
   const network = q.actorIp === undefined ? undefined : parseIpNetwork(q.actorIp);
   if (q.actorIp !== undefined && network === undefined) query = query.where('actor_ip', '=', q.actorIp);
   if (q.id !== undefined) query = query.where('id', '=', q.id);
+  if (q.resource !== undefined) query = query.where('resource_type', '=', q.resource.type).where('resource_id', '=', q.resource.id);
   if (q.zoneEntriesOnly === true) query = query.where('zone_id', 'is not', null);
   if (network !== undefined) {
     // SQL cannot test a range on both engines alike: the addresses are matched here, then one page read.

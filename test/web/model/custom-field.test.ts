@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Rule } from '../../../web/src/api/ruleset.ts';
-import { listCustomFields, rulesWithField, rulesWithoutField } from '../../../web/src/model/custom-field.ts';
+import { capturedFieldMaps, listCustomFields, rulesWithField, rulesWithoutField } from '../../../web/src/model/custom-field.ts';
 
 const rule = (fields: Rule['action_parameters'], extra: Partial<Rule> = {}): Rule => ({
   id: '0'.repeat(32),
@@ -54,5 +54,11 @@ describe('custom fields in the dashboard', () => {
     const rules = [rule({ request_fields: [{ name: 'x-a' }], cookie_fields: [{ name: 'Sid' }, { name: 'sid' }] })];
     assert.deepEqual(rulesWithoutField(rules, { list: 'request_fields', name: 'X-A' })[0]?.action_parameters, { cookie_fields: [{ name: 'Sid' }, { name: 'sid' }] });
     assert.deepEqual(rulesWithoutField(rules, { list: 'cookie_fields', name: 'sid' })[0]?.action_parameters, { request_fields: [{ name: 'x-a' }], cookie_fields: [{ name: 'Sid' }] });
+  });
+
+  it('names the dataset fields that carry the captured custom fields, in catalogue order, leaving out lists only disabled rules name', () => {
+    const fields = listCustomFields([rule({ cookie_fields: [{ name: 'Sid' }], request_fields: [{ name: 'x-a' }] }), rule({ response_fields: [{ name: 'x-b' }] }, { enabled: false })]);
+    assert.deepEqual(capturedFieldMaps(fields), ['RequestHeaders', 'Cookies']);
+    assert.deepEqual(capturedFieldMaps([]), []);
   });
 });

@@ -68,4 +68,10 @@ describe('the job wizard draft', () => {
     assert.equal(body.filter, null);
     assert.equal(body.destination_conf, 'file:///new');
   });
+
+  it("starts a new job with the default fields and the fields holding the zone's custom fields", () => {
+    assert.deepEqual(newJobDraft(['RayID', 'ClientIP'], ['RequestHeaders', 'Cookies']).fieldNames, ['RayID', 'ClientIP', 'RequestHeaders', 'Cookies']);
+    assert.deepEqual(newJobDraft(['RayID', 'Cookies'], ['Cookies']).fieldNames, ['RayID', 'Cookies'], 'each once');
+    assert.deepEqual(newJobDraft(['RayID']).fieldNames, ['RayID']);
+  });
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { applyLiveMessage, cellText, emptyLiveView, parseLiveMessage, parseSample, previewSummary, recordsPerSecond } from '../../../web/src/model/live-view.ts';
+import { applyLiveMessage, cellText, emptyLiveView, parseLiveMessage, parseSample, previewSummary, recordsPerSecond, tableColumns } from '../../../web/src/model/live-view.ts';
 
 describe('the live view', () => {
   it('reads records, dropped and stats messages, and ignores anything else', () => {
@@ -59,5 +59,11 @@ describe('the live view', () => {
     ].reduce((view, text) => applyLiveMessage(view, parseLiveMessage(text), 20), emptyLiveView);
     assert.equal(previewSummary(busy), '3000 records kept (2999 not shown: they came faster than the preview could take them), 2000 left out by the filter, of 5000 received.');
     assert.equal(previewSummary(applyLiveMessage(emptyLiveView, parseLiveMessage('{"RayID":"x"}'), 20)), '1 record kept, 0 left out by the filter, of 0 received.');
+  });
+
+  it('puts RayID first among the table columns and leaves out the hidden ones', () => {
+    assert.deepEqual(tableColumns(['ClientIP', 'RayID', 'EdgeStartTimestamp'], new Set()), ['RayID', 'ClientIP', 'EdgeStartTimestamp']);
+    assert.deepEqual(tableColumns(['ClientIP', 'RayID', 'EdgeStartTimestamp'], new Set(['ClientIP'])), ['RayID', 'EdgeStartTimestamp']);
+    assert.deepEqual(tableColumns(['ClientIP'], new Set()), ['ClientIP']);
   });
 });

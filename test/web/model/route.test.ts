@@ -14,6 +14,7 @@ describe('dashboard routes', () => {
     { kind: 'newJob', zoneId: zone },
     { kind: 'editJob', zoneId: zone, jobId: 42 },
     { kind: 'instantLogs', zoneId: zone },
+    { kind: 'sources', zoneId: zone },
   ];
   for (const route of routes) {
     it(`reads back the path of the ${route.kind} screen`, () => {
@@ -21,7 +22,7 @@ describe('dashboard routes', () => {
     });
   }
 
-  const others = ['/', '/nowhere', `/zones/${zone.toUpperCase()}/jobs`, `/zones/${zone}/jobs/0/edit`, `/zones/${zone}/jobs/new/edit`, `/zones/${zone}/custom-fields/1`, `/zones/${zone}/instant-logs/1`];
+  const others = ['/', '/nowhere', `/zones/${zone.toUpperCase()}/jobs`, `/zones/${zone}/jobs/0/edit`, `/zones/${zone}/jobs/new/edit`, `/zones/${zone}/custom-fields/1`, `/zones/${zone}/instant-logs/1`, `/zones/${zone}/sources/1`];
   for (const path of others) {
     it(`shows the domain list for ${path}`, () => {
       assert.deepEqual(parseRoute(path), { kind: 'zones' });

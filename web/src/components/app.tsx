@@ -10,6 +10,7 @@ import { JobWizard } from './job-wizard.tsx';
 import { InstantLogsPage } from './instant-logs-page.tsx';
 import { JobsPage } from './jobs-page.tsx';
 import { SignInForm } from './sign-in-form.tsx';
+import { SourcesPage } from './sources-page.tsx';
 import { TopBar } from './top-bar.tsx';
 import { ZonePicker } from './zone-picker.tsx';
 import { ZoneSection } from './zone-section.tsx';
@@ -80,6 +81,7 @@ export function App() {
       customFields: 'Custom Fields',
       jobs: 'Log export jobs',
       instantLogs: 'Instant Logs',
+      sources: 'Sources',
       newJob: 'Add job',
       editJob: 'Edit job',
     };
@@ -99,7 +101,7 @@ export function App() {
 
   return (
     <>
-      <TopBar email={state.session.email} zones={zones} zone={zone} navigate={navigate} onSignOut={signOut} />
+      <TopBar email={state.session.email} zones={zones} zone={zone} route={route} navigate={navigate} onSignOut={signOut} />
       <main id="main">
         {zonesError !== undefined && (
           <p class="error-banner" role="alert">
@@ -120,6 +122,7 @@ export function App() {
             {route.kind === 'customFields' && <CustomFieldsPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'jobs' && <JobsPage key={zone.id} api={api} zone={zone} navigate={navigate} />}
             {route.kind === 'instantLogs' && <InstantLogsPage key={zone.id} api={api} zone={zone} />}
+            {route.kind === 'sources' && <SourcesPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'newJob' && <JobWizard key={`new-${zone.id}`} api={api} zone={zone} jobId={undefined} navigate={navigate} />}
             {route.kind === 'editJob' && <JobWizard key={`edit-${zone.id}-${route.jobId}`} api={api} zone={zone} jobId={route.jobId} navigate={navigate} />}
           </ZoneSection>

@@ -131,49 +131,51 @@ export function AuditLogPage(props: { readonly api: ApiClient; readonly zones: r
       )}
       {load.kind === 'loaded' && load.entries.length === 0 && <p>No entries match these filters.</p>}
       {load.kind === 'loaded' && load.entries.length > 0 && (
-        <table class="audit-table">
-          <thead>
-            <tr>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Action</th>
-              <th scope="col">Result</th>
-              <th scope="col">By</th>
-              <th scope="col">IP address</th>
-              <th scope="col">Domain</th>
-              <th scope="col">Resource</th>
-            </tr>
-          </thead>
-          <tbody>
-            {load.entries.map((entry) => (
-              <tr key={entry.id}>
-                <td>{entry.when.replace('T', ' ').replace(/\.\d+Z$/, '')}</td>
-                <td>
-                  <details>
-                    <summary>{entry.action.type}</summary>
-                    <div class="audit-values">
-                      <div>
-                        <h3>Before</h3>
-                        <pre>{valueText(entry.oldValue)}</pre>
-                      </div>
-                      <div>
-                        <h3>After</h3>
-                        <pre>{valueText(entry.newValue)}</pre>
-                      </div>
-                    </div>
-                  </details>
-                </td>
-                <td>{entry.action.result ? 'Succeeded' : 'Failed'}</td>
-                <td>{actorText(entry.actor)}</td>
-                <td>{entry.actor.ip ?? '—'}</td>
-                <td>{entry.zone?.name ?? '—'}</td>
-                <td>
-                  {entry.resource.type}
-                  {entry.resource.id === null ? '' : ` ${entry.resource.id}`}
-                </td>
+        <div class="table-box">
+          <table class="audit-table">
+            <thead>
+              <tr>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Action</th>
+                <th scope="col">Result</th>
+                <th scope="col">By</th>
+                <th scope="col">IP address</th>
+                <th scope="col">Domain</th>
+                <th scope="col">Resource</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {load.entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{entry.when.replace('T', ' ').replace(/\.\d+Z$/, '')}</td>
+                  <td>
+                    <details>
+                      <summary>{entry.action.type}</summary>
+                      <div class="audit-values">
+                        <div>
+                          <h3>Before</h3>
+                          <pre>{valueText(entry.oldValue)}</pre>
+                        </div>
+                        <div>
+                          <h3>After</h3>
+                          <pre>{valueText(entry.newValue)}</pre>
+                        </div>
+                      </div>
+                    </details>
+                  </td>
+                  <td>{entry.action.result ? 'Succeeded' : 'Failed'}</td>
+                  <td>{actorText(entry.actor)}</td>
+                  <td>{entry.actor.ip ?? '—'}</td>
+                  <td>{entry.zone?.name ?? '—'}</td>
+                  <td>
+                    {entry.resource.type}
+                    {entry.resource.id === null ? '' : ` ${entry.resource.id}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {load.kind === 'loaded' && (page > 1 || load.totalPages > page) && (
         <nav class="audit-pages" aria-label="Pages">

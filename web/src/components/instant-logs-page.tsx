@@ -4,7 +4,9 @@ import { createLiveSession, openLiveStream, type LiveStream } from '../api/live-
 import type { Zone } from '../api/zone.ts';
 import { isFilterable, parseFieldCatalogue, type DatasetFieldInfo } from '../model/dataset-field.ts';
 import { appendChild, checkFilterDraft, emptyFilterDraft, removeNode, updateNode, type GroupDraft } from '../model/filter-draft.ts';
-import { applyLiveMessage, cellText, emptyLiveView, parseSample, recordsPerSecond, type LiveRow, type LiveView } from '../model/live-view.ts';
+import { eventTimeText, type TimeZoneChoice } from '../model/event-time.ts';
+import { recordText } from '../model/json-text.ts';
+import { applyLiveMessage, cellText, emptyLiveView, parseSample, recordsPerSecond, tableColumns, type LiveRow, type LiveView } from '../model/live-view.ts';
 import { FieldChoice } from './field-choice.tsx';
 import { FieldError } from './field-error.tsx';
 import { FilterGroupEditor, type FilterEdits } from './filter-group-editor.tsx';
@@ -31,6 +33,9 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
   const [view, setView] = useState<LiveView>(emptyLiveView);
   const [rate, setRate] = useState(0);
   const [selected, setSelected] = useState<LiveRow | undefined>(undefined);
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  const [timeZone, setTimeZone] = useState<TimeZoneChoice>('utc');
+  const [copyStatus, setCopyStatus] = useState('');
   const stream = useRef<LiveStream | undefined>(undefined);
   const viewRef = useRef<LiveView>(emptyLiveView);
   const samples = useRef<[number, number][]>([]);
@@ -122,7 +127,26 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
           : view.received > 0
             ? 'Paused.'
             : 'Not started.';
-  const columns = fieldNames;
+  const columns = tableColumns(fieldNames, hidden);
+  const timestampFields = new Set(catalogue.filter((f) => f.type === 'timestamp').map((f) => f.name));
+  const cell = (name: string, value: unknown): { text: string; title: string | undefined } => {
+    const raw = cellText(value);
+    const date = timestampFields.has(name) ? eventTimeText(value, timeZone) : undefined;
+    return date === undefined ? { text: raw, title: undefined } : { text: date, title: raw };
+  };
+  const choose = (row: LiveRow) => {
+    setSelected(row);
+    setCopyStatus('');
+  };
+  const shownRecord = selected === undefined ? '' : recordText(selected.text);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(shownRecord);
+      setCopyStatus('Copied the record.');
+    } catch {
+      setCopyStatus('The browser did not allow copying: select the text and copy it.');
+    }
+  };
 
   return (
     <section aria-labelledby="instant-logs-title">
@@ -204,6 +228,40 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
           <dd data-counter="sampled">{view.sampledOut}</dd>
         </div>
       </dl>
+      <div class="form-row live-view-options">
+        <details class="field-group columns-picker">
+          <summary>
+            Columns ({columns.length} of {fieldNames.length} shown)
+          </summary>
+          <div class="field-grid" role="group" aria-label="Columns">
+            {tableColumns(fieldNames, new Set()).map((name) => (
+              <div class="field-choice" key={name}>
+                <input
+                  id={`live-column-${name}`}
+                  type="checkbox"
+                  checked={!hidden.has(name)}
+                  onChange={() => {
+                    const next = new Set(hidden);
+                    if (next.has(name)) next.delete(name);
+                    else next.add(name);
+                    setHidden(next);
+                  }}
+                />
+                <label for={`live-column-${name}`}>{name}</label>
+              </div>
+            ))}
+          </div>
+        </details>
+        <fieldset class="time-zone">
+          <legend>Times</legend>
+          {(['utc', 'local'] as const).map((zone) => (
+            <label key={zone} class="radio">
+              <input type="radio" name="live-time-zone" value={zone} checked={timeZone === zone} onChange={() => setTimeZone(zone)} />
+              {zone === 'utc' ? 'UTC' : 'Local time'}
+            </label>
+          ))}
+        </fieldset>
+      </div>
       <div class="live-layout">
         <div class="table-scroll">
           <table class="data-table live-table">
@@ -219,18 +277,21 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
             </thead>
             <tbody>
               {view.rows.map((row) => (
-                <tr key={row.seq} class={selected?.seq === row.seq ? 'selected' : undefined} onClick={() => setSelected(row)}>
-                  {columns.map((name, index) => (
-                    <td key={name}>
-                      {index === 0 ? (
-                        <button type="button" class="link-button" aria-label={`Show record ${row.seq}`} onClick={() => setSelected(row)}>
-                          {cellText(row.record[name]) || '—'}
-                        </button>
-                      ) : (
-                        cellText(row.record[name])
-                      )}
-                    </td>
-                  ))}
+                <tr key={row.seq} class={selected?.seq === row.seq ? 'selected' : undefined} onClick={() => choose(row)}>
+                  {columns.map((name, index) => {
+                    const { text, title } = cell(name, row.record[name]);
+                    return (
+                      <td key={name} title={title}>
+                        {index === 0 ? (
+                          <button type="button" class="link-button" aria-label={`Show record ${row.seq}`} onClick={() => choose(row)}>
+                            {text || '—'}
+                          </button>
+                        ) : (
+                          text
+                        )}
+                      </td>
+                    );
+                  })}
                 </tr>
               ))}
             </tbody>
@@ -240,11 +301,25 @@ export function InstantLogsPage(props: { readonly api: ApiClient; readonly zone:
         {selected !== undefined && (
           <section class="record-detail" aria-labelledby="record-detail-title">
             <h3 id="record-detail-title">Record {selected.seq}</h3>
-            {/* The text as received: a parsed copy would round nanosecond timestamps. */}
-            <pre>{selected.text}</pre>
-            <button type="button" onClick={() => setSelected(undefined)}>
-              Close record
-            </button>
+            {/* Indented from the text as received: a parsed copy would round nanosecond timestamps. */}
+            <pre>{shownRecord}</pre>
+            <div class="actions">
+              <button type="button" onClick={() => void copy()}>
+                Copy JSON
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  setSelected(undefined);
+                  setCopyStatus('');
+                }}
+              >
+                Close record
+              </button>
+            </div>
+            <p class="status" role="status">
+              {copyStatus}
+            </p>
           </section>
         )}
       </div>

@@ -3,29 +3,52 @@ import { messagesOf, type ApiClient } from '../api/api-client.ts';
 import type { Job } from '../api/job.ts';
 import type { JobStats } from '../api/job-stats.ts';
 import type { Zone } from '../api/zone.ts';
+import { countText } from '../model/count-text.ts';
+import { filterText } from '../model/filter-text.ts';
+import type { JobHealth } from '../model/job-health.ts';
 import { jobTitle } from '../model/job-title.ts';
 import type { Route } from '../model/route.ts';
 import { DeliveryChart } from './delivery-chart.tsx';
 import { JobCounters } from './job-counters.tsx';
+import { JobHealthBadge, JobHealthDetail } from './job-health-badge.tsx';
 import { Link } from './link.tsx';
 import { ReplayForm } from './replay-form.tsx';
 import { Timestamp } from './timestamp.tsx';
 
-const statsRefreshMs = 30_000;
+/** A job's filter: its conditions as text, with the stored JSON one click away. */
+function FilterFact(props: { readonly filter: string | null }) {
+  const { filter } = props;
+  if (filter === null || filter.trim() === '') return <span>none: every record</span>;
+  const text = filterText(filter);
+  if (text === undefined) return <code class="wrap">{filter}</code>;
+  return (
+    <>
+      <span class="filter-text">{text}</span>
+      <details class="inline-details">
+        <summary>JSON</summary>
+        <code class="wrap">{filter}</code>
+      </details>
+    </>
+  );
+}
 
-/** One job in the list: settings and status, counters and chart, Edit, Enable/Disable, Replay a time window and Delete. */
+/**
+ * One job in the list: its health (Healthy / Retrying / Failing / Disabled, the last error one click
+ * away), settings, counters and chart, Edit, Enable/Disable, Replay a time window and Delete.
+ */
 export function JobCard(props: {
   readonly api: ApiClient;
   readonly zone: Zone;
   readonly job: Job;
+  /** undefined: not known (loading, or the server does not report counters yet). */
+  readonly stats: JobStats | undefined;
+  readonly health: JobHealth;
   readonly navigate: (route: Route) => void;
   readonly onChanged: (job: Job) => void;
   readonly onDeleted: (job: Job) => void;
 }) {
-  const { job } = props;
+  const { job, stats } = props;
   const path = `/zones/${props.zone.id}/logexport/jobs/${job.id}`;
-  // undefined: not known (loading, or the server does not report counters yet).
-  const [stats, setStats] = useState<JobStats | undefined>(undefined);
   const [confirming, setConfirming] = useState(false);
   const [replaying, setReplaying] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -40,20 +63,6 @@ export function JobCard(props: {
     if (confirming) confirmRef.current?.focus();
     else if (returnFocus) deleteRef.current?.focus();
   }, [confirming]);
-
-  useEffect(() => {
-    let live = true;
-    const load = () =>
-      void props.api.get<JobStats>(`${path}/stats`).then((answer) => {
-        if (live) setStats(answer.ok ? answer.result : undefined);
-      });
-    load();
-    const timer = window.setInterval(load, statsRefreshMs);
-    return () => {
-      live = false;
-      window.clearInterval(timer);
-    };
-  }, [path]);
 
   const toggle = async () => {
     setBusy(true);
@@ -78,8 +87,9 @@ export function JobCard(props: {
     <article class="card job-card" aria-labelledby={titleId}>
       <div class="row-head">
         <h3 id={titleId}>{jobTitle(job)}</h3>
-        <span class={job.enabled ? 'badge on' : 'badge off'}>{job.enabled ? 'Enabled' : 'Disabled'}</span>
+        <JobHealthBadge health={props.health} />
       </div>
+      <JobHealthDetail health={props.health} job={job} />
       <div class="job-body">
         <dl class="facts">
           <dt>Job id</dt>
@@ -90,22 +100,16 @@ export function JobCard(props: {
           <dd>
             <code class="wrap">{job.destination_conf}</code>
           </dd>
-          <dt>Enabled</dt>
-          <dd>{job.enabled ? 'Yes' : 'No'}</dd>
           <dt>Fields</dt>
-          <dd>{Array.isArray(fields) ? `${fields.length} fields` : job.logpull_options !== null ? 'from logpull_options' : 'none'}</dd>
+          <dd>{Array.isArray(fields) ? countText(fields.length, 'field') : job.logpull_options !== null ? 'from logpull_options' : 'none'}</dd>
           <dt>Filter</dt>
-          <dd>{job.filter === null || job.filter.trim() === '' ? 'none: every record' : <code class="wrap">{job.filter}</code>}</dd>
+          <dd>
+            <FilterFact filter={job.filter} />
+          </dd>
           <dt>Last complete</dt>
           <dd>
             <Timestamp value={job.last_complete} none="never" />
           </dd>
-          <dt>Last error</dt>
-          <dd>
-            <Timestamp value={job.last_error} none="none" />
-          </dd>
-          <dt>Error message</dt>
-          <dd>{job.error_message ?? 'none'}</dd>
         </dl>
         <div class="job-health">
           <JobCounters counters={stats?.counters} />

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
 import type { Job } from '../api/job.ts';
+import type { Ruleset } from '../api/ruleset.ts';
 import type { Zone } from '../api/zone.ts';
+import { capturedFieldMaps, listCustomFields } from '../model/custom-field.ts';
 import { parseFieldCatalogue, type DatasetFieldInfo } from '../model/dataset-field.ts';
 import { checkFilterDraft } from '../model/filter-draft.ts';
 import { jobBody, jobDraftOf, needsOwnership, newJobDraft, type JobDraft } from '../model/job-draft.ts';
@@ -40,8 +42,13 @@ export function JobWizard(props: { readonly api: ApiClient; readonly zone: Zone;
       if (!fields.ok) return setLoadError(messagesOf(fields.errors));
       setCatalogue(parseFieldCatalogue(fields.result));
       if (props.jobId === undefined) {
-        const defaults = await props.api.get<string>(`${base}/datasets/http_requests/fields/default`);
-        setDraft(newJobDraft(defaults.ok ? defaults.result.split(',').filter((f) => f !== '') : []));
+        const [defaults, ruleset] = await Promise.all([
+          props.api.get<string>(`${base}/datasets/http_requests/fields/default`),
+          props.api.get<Ruleset>(`/zones/${props.zone.id}/rulesets/phases/http_log_custom_fields/entrypoint`),
+        ]);
+        // No ruleset (or one that cannot be read) means no custom fields to tick.
+        const maps = ruleset.ok ? capturedFieldMaps(listCustomFields(ruleset.result.rules)) : [];
+        setDraft(newJobDraft(defaults.ok ? defaults.result.split(',').filter((f) => f !== '') : [], maps));
         return;
       }
       const job = await props.api.get<Job>(`${base}/jobs/${props.jobId}`);

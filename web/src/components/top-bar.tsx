@@ -2,11 +2,21 @@ import type { Zone } from '../api/zone.ts';
 import type { Route } from '../model/route.ts';
 import { Link } from './link.tsx';
 
-/** The bar above every signed-in screen: the product, the domain switcher, the user and Sign out. */
+/** The account's screens linked from the bar, in order; a new one is one more entry. */
+const accountLinks: readonly { readonly label: string; readonly route: Route }[] = [
+  { label: 'Audit log', route: { kind: 'auditLog' } },
+  { label: 'API tokens', route: { kind: 'apiTokens' } },
+];
+
+/**
+ * The bar above every signed-in screen: the product, the domain switcher, the account's screens, the user
+ * and Sign out. On a narrow screen its items wrap onto more rows of the bar instead of running past it.
+ */
 export function TopBar(props: {
   readonly email: string;
   readonly zones: readonly Zone[] | undefined;
   readonly zone: Zone | undefined;
+  readonly route: Route;
   readonly navigate: (route: Route) => void;
   readonly onSignOut: () => void;
 }) {
@@ -38,12 +48,13 @@ export function TopBar(props: {
           </select>
         </div>
       )}
-      <Link to={{ kind: 'auditLog' }} navigate={props.navigate} class="audit-link">
-        Audit log
-      </Link>
-      <Link to={{ kind: 'apiTokens' }} navigate={props.navigate} class="tokens-link">
-        API tokens
-      </Link>
+      <nav class="account-links" aria-label="Account">
+        {accountLinks.map((link) => (
+          <Link key={link.label} to={link.route} navigate={props.navigate} current={props.route.kind === link.route.kind}>
+            {link.label}
+          </Link>
+        ))}
+      </nav>
       <span class="user" title="Signed in as">
         {props.email}
       </span>

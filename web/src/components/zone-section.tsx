@@ -3,14 +3,28 @@ import type { Zone } from '../api/zone.ts';
 import type { Route } from '../model/route.ts';
 import { Link } from './link.tsx';
 
-/** The Analytics & Logs section of one domain: its title and the Custom Fields / Log export jobs / Instant Logs tabs. */
+/** One tab of a domain's section: its label, its screen, and every screen it is the current tab of. */
+interface ZoneTab {
+  readonly label: string;
+  readonly route: (zoneId: string) => Route;
+  readonly current: readonly Route['kind'][];
+}
+
+/** The tabs in order; a new screen of the section is one more entry. */
+const zoneTabs: readonly ZoneTab[] = [
+  { label: 'Custom Fields', route: (zoneId) => ({ kind: 'customFields', zoneId }), current: ['customFields'] },
+  { label: 'Log export jobs', route: (zoneId) => ({ kind: 'jobs', zoneId }), current: ['jobs', 'newJob', 'editJob'] },
+  { label: 'Instant Logs', route: (zoneId) => ({ kind: 'instantLogs', zoneId }), current: ['instantLogs'] },
+  { label: 'Sources', route: (zoneId) => ({ kind: 'sources', zoneId }), current: ['sources'] },
+];
+
+/** The Analytics & Logs section of one domain: its title and its tabs (`zoneTabs`). */
 export function ZoneSection(props: {
   readonly zone: Zone;
   readonly route: Exclude<Route, { kind: 'zones' }>;
   readonly navigate: (route: Route) => void;
   readonly children: ComponentChildren;
 }) {
-  const onJobs = props.route.kind === 'jobs' || props.route.kind === 'newJob' || props.route.kind === 'editJob';
   return (
     <>
       <div class="section-head">
@@ -18,15 +32,11 @@ export function ZoneSection(props: {
         <h1>Analytics &amp; Logs</h1>
       </div>
       <nav class="tabs" aria-label="Analytics & Logs">
-        <Link to={{ kind: 'customFields', zoneId: props.zone.id }} navigate={props.navigate} current={props.route.kind === 'customFields'}>
-          Custom Fields
-        </Link>
-        <Link to={{ kind: 'jobs', zoneId: props.zone.id }} navigate={props.navigate} current={onJobs}>
-          Log export jobs
-        </Link>
-        <Link to={{ kind: 'instantLogs', zoneId: props.zone.id }} navigate={props.navigate} current={props.route.kind === 'instantLogs'}>
-          Instant Logs
-        </Link>
+        {zoneTabs.map((tab) => (
+          <Link key={tab.label} to={tab.route(props.zone.id)} navigate={props.navigate} current={tab.current.includes(props.route.kind)}>
+            {tab.label}
+          </Link>
+        ))}
       </nav>
       {props.children}
     </>

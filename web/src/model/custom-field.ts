@@ -51,6 +51,18 @@ export function listCustomFields(rules: readonly Rule[]): CustomField[] {
   return found;
 }
 
+/** The dataset field each list's captured values are written in. */
+export const customFieldMaps: Readonly<Record<CustomFieldList, string>> = {
+  request_fields: 'RequestHeaders',
+  response_fields: 'ResponseHeaders',
+  cookie_fields: 'Cookies',
+};
+
+/** The dataset fields that carry the captured custom fields (`RequestHeaders` when a request header is captured, …). */
+export function capturedFieldMaps(fields: readonly CustomField[]): string[] {
+  return lists.filter((list) => fields.some((f) => f.list === list && f.captured)).map((list) => customFieldMaps[list]);
+}
+
 /** A rule as it is sent back: what the API shows minus the keys the server sets (undefined keys are not sent). */
 function ruleBody(rule: Rule, parameters: CustomFieldParameters): Rule {
   const { id, ref, description, enabled, action, expression } = rule;

@@ -34,12 +34,16 @@ export interface JobDraft {
 
 const cveKey = 'CVE-2021-44228';
 
-/** A new job's draft: the dataset's default fields, no filter, NDJSON, RFC 3339 times, every record. */
-export function newJobDraft(defaultFields: readonly string[]): JobDraft {
+/**
+ * A new job's draft: the dataset's default fields and the fields holding the zone's captured custom fields
+ * (`customFieldMaps`: `RequestHeaders`, … — a zone that set up custom fields wants them exported), no
+ * filter, NDJSON, RFC 3339 times, every record.
+ */
+export function newJobDraft(defaultFields: readonly string[], customFieldMaps: readonly string[] = []): JobDraft {
   return {
     name: '',
     dataset: 'http_requests',
-    fieldNames: defaultFields,
+    fieldNames: [...defaultFields, ...customFieldMaps.filter((f) => !defaultFields.includes(f))],
     filter: emptyFilterDraft(),
     storedFilter: null,
     filterEdited: false,

@@ -104,3 +104,9 @@ export function parseSample(text: string): number | undefined {
   const n = Number(t);
   return n <= 1_000_000 ? n : undefined;
 }
+
+/** The live table's columns: the session's fields, `RayID` first (it names a request), less those hidden. */
+export function tableColumns(fieldNames: readonly string[], hidden: ReadonlySet<string>): string[] {
+  const ordered = fieldNames.includes('RayID') ? ['RayID', ...fieldNames.filter((f) => f !== 'RayID')] : [...fieldNames];
+  return ordered.filter((f) => !hidden.has(f));
+}

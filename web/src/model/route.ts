@@ -11,10 +11,11 @@ export type Route =
   | { readonly kind: 'customFields'; readonly zoneId: string }
   | { readonly kind: 'jobs'; readonly zoneId: string }
   | { readonly kind: 'instantLogs'; readonly zoneId: string }
+  | { readonly kind: 'sources'; readonly zoneId: string }
   | { readonly kind: 'newJob'; readonly zoneId: string }
   | { readonly kind: 'editJob'; readonly zoneId: string; readonly jobId: number };
 
-const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs|instant-logs)(?:\/(new|[1-9]\d{0,15})(\/edit)?)?)?\/?$/;
+const zonePath = /^\/zones\/([0-9a-f]{32})(?:\/(custom-fields|jobs|instant-logs|sources)(?:\/(new|[1-9]\d{0,15})(\/edit)?)?)?\/?$/;
 
 /** The screen a URL path shows; unknown paths show the zone list. */
 export function parseRoute(pathname: string): Route {
@@ -25,6 +26,7 @@ export function parseRoute(pathname: string): Route {
   const [, zoneId = '', section, job, edit] = m;
   if (section === undefined || section === 'custom-fields') return job === undefined ? { kind: 'customFields', zoneId } : { kind: 'zones' };
   if (section === 'instant-logs') return job === undefined ? { kind: 'instantLogs', zoneId } : { kind: 'zones' };
+  if (section === 'sources') return job === undefined ? { kind: 'sources', zoneId } : { kind: 'zones' };
   if (job === undefined) return { kind: 'jobs', zoneId };
   if (job === 'new') return edit === undefined ? { kind: 'newJob', zoneId } : { kind: 'zones' };
   return edit === undefined ? { kind: 'jobs', zoneId } : { kind: 'editJob', zoneId, jobId: Number(job) };
@@ -45,6 +47,8 @@ export function routePath(route: Route): string {
       return `/zones/${route.zoneId}/jobs`;
     case 'instantLogs':
       return `/zones/${route.zoneId}/instant-logs`;
+    case 'sources':
+      return `/zones/${route.zoneId}/sources`;
     case 'newJob':
       return `/zones/${route.zoneId}/jobs/new`;
     case 'editJob':
