@@ -21,7 +21,7 @@ describe('the notices', () => {
   });
 
   it('use codes no error uses', () => {
-    const errorCodes = new Set(Object.values(errorCatalogue).map((e) => e.code));
+    const errorCodes = new Set<number>(Object.values(errorCatalogue).map((e) => e.code));
     for (const [name, n] of Object.entries(noticeCatalogue)) assert.ok(!errorCodes.has(n.code), name);
   });
 
