@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { startApp } from '../../src/app.ts';
 import { prepareTailNode, type TailNode } from '../sources/support/tail-node.ts';
 import { killAllServed, serveNode, type ServedNode } from '../support/served-node.ts';
-import { createJob, event, fastRetries, ingestEvents, rayIds, startPlane, startReceiver, waitFor } from './support/data-plane.ts';
+import { createJob, event, fastRetries, ingestEvents, rayIds, startPlane, startReceiver, waitFor, type Receiver } from './support/data-plane.ts';
 
 const batchRecords = 1000;
 
@@ -104,12 +104,15 @@ describe('stopping a served node (SIGTERM)', () => {
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('gives up at once on the batch of a failing destination, says so, and delivers it after the next start', async () => {
+  /** A data directory with a user and a zone, a receiver, and settings that let the node deliver there; the stop deadline is far longer than a test may take. */
+  async function prepare(): Promise<{ node: TailNode; receiver: Receiver; env: Record<string, string> }> {
     const node = await prepareTailNode(['stop.example'], []);
     dirs.push(node.dataDir);
-    const receiver = await startReceiver();
-    // A deadline far longer than the test may take: the stop must not wait for it.
-    const env = { LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true', LOGEXPORT_SHUTDOWN_TIMEOUT: '10m' };
+    return { node, receiver: await startReceiver(), env: { LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true', LOGEXPORT_SHUTDOWN_TIMEOUT: '10m' } };
+  }
+
+  it('gives up at once on the batch of a failing destination, says so, and delivers it after the next start', async () => {
+    const { node, receiver, env } = await prepare();
     try {
       let served = await serveNode(node.dataDir, env);
       const jobId = await servedJob(served, node, receiver.url);
@@ -136,10 +139,7 @@ describe('stopping a served node (SIGTERM)', () => {
   });
 
   it('says which delivery it waits for, and waits for it to finish', async () => {
-    const node = await prepareTailNode(['stop.example'], []);
-    dirs.push(node.dataDir);
-    const receiver = await startReceiver();
-    const env = { LOGEXPORT_ALLOW_PRIVATE_DESTINATIONS: 'true', LOGEXPORT_SHUTDOWN_TIMEOUT: '10m' };
+    const { node, receiver, env } = await prepare();
     try {
       const served = await serveNode(node.dataDir, env);
       await servedJob(served, node, receiver.url);
