@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import v8 from 'node:v8';
 import { createToken, createUser, createZone, parsePermissions } from './accounts/accounts.ts';
 import { startApp } from './app.ts';
@@ -8,6 +9,7 @@ import { systemClock } from './core/clock.ts';
 import { commandUsage, fullUsage } from './cli/command-usage.ts';
 import { runDoctor } from './cli/doctor.ts';
 import { ingestReport } from './cli/ingest-report.ts';
+import { openStoreWithin } from './cli/open-store-within.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
@@ -118,7 +120,13 @@ function helpAsked(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-async function run(args: readonly string[]): Promise<void> {
+/** Runs a command; `serving` when the command is `serve`, which goes on after this resolves. */
+async function run(args: readonly string[]): Promise<'serving' | 'done'> {
+  await runCommand(args);
+  return args[0] === 'serve' && helpAsked(args) === undefined ? 'serving' : 'done';
+}
+
+async function runCommand(args: readonly string[]): Promise<void> {
   const help = helpAsked(args);
   if (help !== undefined) {
     process.stdout.write(`${help}\n`);
@@ -180,8 +188,10 @@ async function run(args: readonly string[]): Promise<void> {
   }
   if (command === 'sources') {
     const config = configFrom(args.slice(1));
-    // Zone names and jobs come from the store; the figures are printed without them when it cannot be opened.
-    const store = await openStore(config.database).catch(() => undefined);
+    // Zone names and jobs come from the store; the figures are printed without them when it cannot be
+    // opened (a data directory without its database is not given one).
+    const opened = config.database.kind === 'sqlite' && !fs.existsSync(config.database.path) ? undefined : await openStoreWithin(config.database, 5000);
+    const store = opened !== undefined && 'store' in opened ? opened.store : undefined;
     try {
       print({ sources: readStoredTailStatus(config), ingest: await ingestReport(config.dataDir, store) });
     } finally {
@@ -203,7 +213,8 @@ async function run(args: readonly string[]): Promise<void> {
 /** The command line: prints one JSON object on success; one clear line and a non-zero exit otherwise. */
 export async function main(args: readonly string[]): Promise<void> {
   try {
-    await run(args);
+    // A command is over once it printed: a connection it gave up on (a silent PostgreSQL host) must not hold the process.
+    if ((await run(args)) === 'done') process.exit(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`logexport: ${error.message}\n${usage}\n`);

@@ -11,7 +11,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { AppConfig } from '../config/config.ts';
 import { ingestFiguresFile, readStoredIngestFigures } from '../ingest/stored-ingest-figures.ts';
-import { openStore } from '../store/open-store.ts';
+import { openStoreWithin } from './open-store-within.ts';
 import type { Store } from '../store/store.ts';
 import { zonesWithEnabledJobs } from './ingest-report.ts';
 
@@ -101,16 +101,13 @@ async function checkDatabase(config: AppConfig): Promise<{ finding: DoctorFindin
   const check = 'database';
   const database = config.database;
   const where = database.kind === 'sqlite' ? `SQLite at ${database.path}` : `PostgreSQL at ${maskedUrl(database.url)}`;
-  try {
-    const store = await openStore(database);
-    return { finding: { check, status: 'ok', detail: `${where} opens` }, store };
-  } catch (error) {
-    const fix =
-      database.kind === 'sqlite'
-        ? 'make the data directory writable (above), or point LOGEXPORT_DATABASE_URL elsewhere'
-        : 'check LOGEXPORT_DATABASE_URL (host, port, database, user and password), that the server runs, and that it accepts connections from this host';
-    return { finding: { check, status: 'problem', detail: `${where} cannot be opened: ${messageOf(error)}`, fix }, store: undefined };
-  }
+  const opened = await openStoreWithin(database, probeTimeoutMs);
+  if ('store' in opened) return { finding: { check, status: 'ok', detail: `${where} opens` }, store: opened.store };
+  const fix =
+    database.kind === 'sqlite'
+      ? 'make the data directory writable (above), or point LOGEXPORT_DATABASE_URL elsewhere'
+      : 'check LOGEXPORT_DATABASE_URL (host, port, database, user and password), that the server runs, and that it accepts connections from this host';
+  return { finding: { check, status: 'problem', detail: `${where} cannot be opened: ${opened.error}`, fix }, store: undefined };
 }
 
 async function checkQueue(config: AppConfig): Promise<DoctorFinding> {
