@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllServed, serveNode } from './support/served-node.ts';
 import { commandUsage } from '../src/cli/command-usage.ts';
+import { serverAvailable } from './support/services.ts';
 
 const bin = fileURLToPath(new URL('../bin/logexport.mjs', import.meta.url));
 
@@ -242,6 +243,15 @@ describe('logexport doctor', () => {
     assert.match(queue.detail, new RegExp(`^NATS at nats://127\\.0\\.0\\.1:${port} cannot be reached`));
     assert.match(queue.fix, /nats-server -js/);
     assert.equal(finding(out, 'zones and jobs').status, 'skipped');
+  });
+
+  it('finds NATS with JetStream when it answers', async (t) => {
+    if (!(await serverAvailable('NATS', '127.0.0.1', 4222))) {
+      t.skip('no NATS');
+      return;
+    }
+    const out = cliWith({ LOGEXPORT_DATA_DIR: fresh(), LOGEXPORT_QUEUE_URL: 'nats://127.0.0.1:4222' }, {}, 'doctor', '--port', '0');
+    assert.deepEqual(finding(out, 'queue'), { check: 'queue', status: 'ok', detail: 'NATS at nats://127.0.0.1:4222 answers, with JetStream' });
   });
 
   it('says a tailed file cannot be read and how to fix it, and that a missing one is waited for', () => {
