@@ -19,6 +19,9 @@ import { ConfigWatcher } from './store/config-watcher.ts';
 import { CounterRegistry } from './delivery/counter-registry.ts';
 import { defaultRetryPolicy, type RetryPolicy } from './delivery/deliver-with-retry.ts';
 import { Ingestor } from './ingest/ingest.ts';
+import { IngestFigures } from './ingest/ingest-figures.ts';
+import { RejectionWarnings } from './ingest/rejection-warnings.ts';
+import { ingestFiguresFile, readStoredIngestFigures, writeStoredIngestFigures } from './ingest/stored-ingest-figures.ts';
 import { IngestWorkers } from './ingest/workers/ingest-workers.ts';
 import { consumerNameOf, streamOf } from './delivery/job-runner.ts';
 import { Supervisor } from './delivery/supervisor.ts';
@@ -122,12 +125,23 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     });
     await live.start();
     closers.push(() => live.close());
+    // What ingest did, per zone and way in: continued from the data directory, kept there for `logexport sources`.
+    const figuresFile = ingestFiguresFile(config.dataDir);
+    const figures = new IngestFigures(clock, new RejectionWarnings(clock, deferredLog), readStoredIngestFigures(figuresFile));
+    let storedFigures = figures.changes();
+    const storeFigures = async () => {
+      const version = figures.changes();
+      if (version === storedFigures) return;
+      await writeStoredIngestFigures(figuresFile, figures.snapshot(), clock.now());
+      storedFigures = version;
+    };
     const ingestor = new Ingestor(
       queue,
       snapshots,
       workers,
       (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'),
       live,
+      figures,
     );
     let accepting = true;
 
@@ -220,6 +234,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     await watcher.start();
     const flushTimer = setInterval(() => {
       counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters; will try again.'));
+      storeFigures().catch((error: unknown) => log.warn({ err: error }, `Could not write the ingest figures to ${figuresFile}; will try again.`));
     }, options.countersFlushMs ?? 5000);
     flushTimer.unref();
     // Housekeeping: audit entries older than LOGEXPORT_AUDIT_DAYS and ended throttling windows are removed.
@@ -267,6 +282,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
           clearInterval(flushTimer);
           clearInterval(pruneTimer);
           await counters.flush().catch((error: unknown) => log.warn({ err: error }, 'Could not store job counters at shutdown.'));
+          await storeFigures().catch((error: unknown) => log.warn({ err: error }, `Could not write the ingest figures to ${figuresFile} at shutdown.`));
           // Ingest is over: viewers are told the node is stopping (1001) before the server closes their sockets with no code.
           await live.close().catch((error: unknown) => log.warn({ err: error }, 'Could not close Instant Logs at shutdown.'));
           await server.close();

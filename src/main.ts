@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import v8 from 'node:v8';
 import { createToken, createUser, createZone, deleteToken, parsePermissions, simpleTokenSpec } from './accounts/accounts.ts';
 import { tokenView } from './api/token-answers.ts';
@@ -7,21 +8,17 @@ import { ConfigError, toConfig, type AppConfig } from './config/config.ts';
 import { readEnv } from './config/env.ts';
 import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
+import { commandUsage, fullUsage } from './cli/command-usage.ts';
+import { runDoctor } from './cli/doctor.ts';
+import { ingestReport } from './cli/ingest-report.ts';
+import { openStoreWithin } from './cli/open-store-within.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
 import { openStore } from './store/open-store.ts';
 import { makeDataDirPrivate } from './private-data-dir.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
 
-const usage = `usage:
-  logexport serve [--port N] [--host H] [--data-dir DIR] …   (any LOGEXPORT_* setting as --flag)
-  logexport users create --email E [--password P]
-  logexport zones create --email E --name example.com
-  logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest] [--name N]
-  logexport tokens list --email E   (the user's API tokens, never their values)
-  logexport tokens revoke --email E --id TOKEN_ID   (refused at once on every node; its live viewers are closed)
-  logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)
-  logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
+const usage = fullUsage();
 
 class UsageError extends Error {}
 
@@ -111,7 +108,35 @@ async function serve(settings: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function run(args: readonly string[]): Promise<void> {
+const helpFlags = ['--help', '-h'];
+
+/** `logexport --help`, `logexport help [COMMAND]` and `logexport COMMAND … --help`: usage on stdout, exit 0. */
+function helpAsked(args: readonly string[]): string | undefined {
+  const [command, topic] = args;
+  if (command === undefined) return undefined;
+  if (helpFlags.includes(command)) return usage;
+  if (command === 'help') {
+    if (topic === undefined) return usage;
+    const one = commandUsage(topic);
+    if (one === undefined) throw new UsageError(`no command "${topic}"`);
+    return one;
+  }
+  if (args.some((arg) => helpFlags.includes(arg))) return commandUsage(command) ?? usage;
+  return undefined;
+}
+
+/** Runs a command; `serving` when the command is `serve`, which goes on after this resolves. */
+async function run(args: readonly string[]): Promise<'serving' | 'done'> {
+  await runCommand(args);
+  return args[0] === 'serve' && helpAsked(args) === undefined ? 'serving' : 'done';
+}
+
+async function runCommand(args: readonly string[]): Promise<void> {
+  const help = helpAsked(args);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return;
+  }
   const [command, sub, ...rest] = args;
   if (command === 'serve') {
     await serve(args.slice(1));
@@ -191,7 +216,23 @@ async function run(args: readonly string[]): Promise<void> {
   }
   if (command === 'sources') {
     const config = configFrom(args.slice(1));
-    print({ sources: readStoredTailStatus(config) });
+    // Zone names and jobs come from the store; the figures are printed without them when it cannot be
+    // opened (a data directory without its database is not given one).
+    const opened = config.database.kind === 'sqlite' && !fs.existsSync(config.database.path) ? undefined : await openStoreWithin(config.database, 5000);
+    const store = opened !== undefined && 'store' in opened ? opened.store : undefined;
+    try {
+      print({ sources: readStoredTailStatus(config), ingest: await ingestReport(config.dataDir, store) });
+    } finally {
+      await store?.close();
+    }
+    return;
+  }
+  if (command === 'doctor') {
+    const findings = await runDoctor(configFrom(args.slice(1)));
+    const count = (status: string) => findings.filter((f) => f.status === status).length;
+    // One JSON object, a finding a line, so it reads in a terminal as well as in a script.
+    process.stdout.write(`{"problems":${count('problem')},"warnings":${count('warning')},"checks":[\n${findings.map((f) => JSON.stringify(f)).join(',\n')}\n]}\n`);
+    if (count('problem') > 0) process.exitCode = 1;
     return;
   }
   throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${args.slice(0, 2).join(' ')}"`);
@@ -200,7 +241,8 @@ async function run(args: readonly string[]): Promise<void> {
 /** The command line: prints one JSON object on success; one clear line and a non-zero exit otherwise. */
 export async function main(args: readonly string[]): Promise<void> {
   try {
-    await run(args);
+    // A command is over once it printed: a connection it gave up on (a silent PostgreSQL host) must not hold the process.
+    if ((await run(args)) === 'done') process.exit(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`logexport: ${error.message}\n${usage}\n`);

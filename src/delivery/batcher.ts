@@ -73,6 +73,11 @@ export class Batcher {
     this.framing = framing;
   }
 
+  /** Records the open batch holds for delivery (those filtered or sampled out not counted). */
+  heldRecords(): number {
+    return this.records;
+  }
+
   /** True when nothing was consumed since the last take. */
   isEmpty(): boolean {
     return this.segments.length === 0;

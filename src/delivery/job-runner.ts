@@ -60,6 +60,11 @@ export function streamOf(job: Pick<Job, 'zoneId' | 'dataset'>): StreamKey {
   return { zoneId: job.zoneId, dataset: job.dataset };
 }
 
+/** A job as log lines name it: its id, and its name when it has one. */
+function jobLabel(job: Pick<Job, 'id' | 'name'>): string {
+  return job.name === null || job.name === '' ? `Job ${job.id}` : `Job ${job.id} (${JSON.stringify(job.name)})`;
+}
+
 /** The queue consumer a job owns. */
 export function consumerNameOf(job: Pick<Job, 'id'>): string {
   return `job-${job.id}`;
@@ -81,11 +86,16 @@ export class JobRunner {
   private stopMode: StopMode | undefined;
   /** When a drain was asked for: events queued after it are left for the next runner. */
   private stopAtMs = Infinity;
+  private stopDeadlineMs: number | undefined;
   private running: Promise<void> | undefined;
   private failingSince: number | undefined;
   private lastHeartbeat = 0;
   /** What happened to the records of the open batch's range, counted when the batch is done. */
   private tally: BatchTally;
+  /** The batch being delivered: its records, and why its last attempt failed (undefined before a failure). */
+  private delivery: { readonly records: number; failure: string | undefined } | undefined;
+  /** Whether the stop's line saying what this runner still does was written. */
+  private stopAnnounced = false;
 
   constructor(job: Job, plan: JobPlan, deps: RunnerDeps) {
     this.job = job;
@@ -103,11 +113,17 @@ export class JobRunner {
     });
   }
 
-  /** Stops the runner; with `drain`, delivers what it holds until `deadlineMs` (ms since the epoch). */
+  /**
+   * Stops the runner; with `drain`, delivers what it holds until `deadlineMs` (ms since the epoch), and says
+   * in one line what the stop waits for. A batch whose destination is failing is given up at once: it stays
+   * queued for the next start, so the stop does not sit out its retries.
+   */
   async stop(mode: StopMode, deadlineMs?: number): Promise<void> {
     if (this.stopMode === undefined) {
       this.stopMode = mode;
       this.stopAtMs = this.deps.clock.now();
+      this.stopDeadlineMs = deadlineMs;
+      if (mode === 'drain') this.announceStop();
     }
     this.stopSignal.abort();
     let timer: NodeJS.Timeout | undefined;
@@ -156,6 +172,7 @@ export class JobRunner {
     draining: for (;;) {
       const chunks = await consumer.fetch({ ...fetchLimits, maxWaitMs: 0 });
       if (chunks.length === 0) break;
+      if (chunks.some((chunk) => chunk.appendedAtMs <= this.stopAtMs)) this.announceStop('delivers the events queued before the stop');
       for (const chunk of chunks) {
         if (chunk.appendedAtMs > this.stopAtMs) break draining;
         if (!(await this.consumeChunk(consumer, destination, chunk))) return;
@@ -326,6 +343,7 @@ export class JobRunner {
       lastAppendMs: range.lastAppendMs,
     });
     let attempts = 0;
+    this.delivery = { records, failure: undefined };
     const result = await deliverWithRetry(
       (signal) => {
         // Every attempt after the first is a retry, the one that succeeds included.
@@ -337,7 +355,9 @@ export class JobRunner {
         signal: this.deliverySignal.signal,
         onFailure: (outcome, attempt) => this.recordFailure(consumer, outcome, attempt),
       },
-    );
+    ).finally(() => {
+      this.delivery = undefined;
+    });
     if (result === 'aborted') return false;
     if (tally !== undefined) await this.settle(range, tally, { records, bytes: body.length });
     await consumer.commit(range);
@@ -365,7 +385,10 @@ export class JobRunner {
     };
     if (disable) await this.disableJob(status);
     else await this.deps.store.setJobStatus(this.job.id, status);
-    if (attempt === 1 || attempt % 10 === 0) {
+    if (this.delivery !== undefined) this.delivery.failure = outcome.reason;
+    if (this.stopMode === 'drain') {
+      this.giveUpAtStop(outcome.reason);
+    } else if (attempt === 1 || attempt % 10 === 0) {
       this.deps.log.warn({ jobId: this.job.id, attempt, reason: outcome.reason }, `Job ${this.job.id} could not deliver a batch (attempt ${attempt}): ${outcome.reason}`);
     }
     if (disable) {
@@ -374,6 +397,42 @@ export class JobRunner {
       this.stopSignal.abort();
       this.deps.onDisabled(this.job);
     }
+  }
+
+  /**
+   * At a drain, writes the line that says what the stop waits for this job to do (once): give up a batch
+   * whose destination is failing, finish the delivery under way, deliver the open batch, or (from `drain`)
+   * deliver the events fetched now. A runner with nothing to do writes nothing.
+   */
+  private announceStop(fetched?: string): void {
+    if (this.stopAnnounced) return;
+    const delivery = this.delivery;
+    if (delivery?.failure !== undefined) {
+      this.giveUpAtStop(delivery.failure);
+      return;
+    }
+    const what =
+      delivery !== undefined
+        ? `is delivering a batch of ${delivery.records} records`
+        : !this.batcher.isEmpty()
+          ? `delivers its open batch (${this.batcher.heldRecords()} records) first`
+          : fetched;
+    if (what === undefined) return;
+    this.stopAnnounced = true;
+    const deadline = this.stopDeadlineMs;
+    const within = deadline === undefined ? '' : `; the stop waits for it at most ${Math.max(0, Math.ceil((deadline - this.deps.clock.now()) / 1000))} s more`;
+    this.deps.log.info({ jobId: this.job.id }, `Stopping: ${jobLabel(this.job)} ${what}${within}.`);
+  }
+
+  /** A failing destination at a drain: the batch stays queued (uncommitted, recorded as in flight) for the next start. */
+  private giveUpAtStop(reason: string): void {
+    this.stopAnnounced = true;
+    const records = this.delivery?.records ?? 0;
+    this.deps.log.warn(
+      { jobId: this.job.id, reason },
+      `Stopping: ${jobLabel(this.job)} gives up its batch of ${records} records, as its destination is failing (${reason}); the batch stays queued and is delivered after the next start.`,
+    );
+    this.deliverySignal.abort();
   }
 
   /** Disables the job for failing too long, with its audit entry in the same transaction. */

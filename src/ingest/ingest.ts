@@ -16,14 +16,10 @@ import { httpRequests } from '../domain/datasets/http-requests.ts';
 import type { TailTask, TailTaskResult } from '../sources/tail/tail-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
+import { IngestFigures, type IngestCounters, type WayIn } from './ingest-figures.ts';
+import { systemClock } from '../core/clock.ts';
 
-/** Counters of what ingest did, per zone (for /metrics). */
-export interface IngestCounters {
-  requests: number;
-  rejected_requests: number;
-  accepted_events: number;
-  dropped: Record<string, number>;
-}
+export type { IngestCounters } from './ingest-figures.ts';
 
 /** A tailed file's batch, processed. */
 export type PreparedTail = Extract<TailTaskResult, { kind: 'done' }>;
@@ -38,6 +34,8 @@ export interface IngestBody {
   readonly badLines?: BadLines;
   /** NDJSON unless said otherwise (an OTLP request's records are mapped to events first; their bad ones skipped). */
   readonly format?: BodyFormat;
+  /** How the events came in, for the figures: HTTP ingest unless said otherwise. */
+  readonly wayIn?: WayIn;
 }
 
 /** Where ingest finds the live sessions watching a zone (Instant Logs, src/live/) and hands them what they keep. */
@@ -56,6 +54,8 @@ export interface IngestResult {
   readonly skipped?: SkippedLines;
   /** For an OTLP request: its records, and those rejected. */
   readonly otlp?: OtlpTaskOutput;
+  /** Events checked and then dropped because no enabled job exports the zone's events (the answer says so). */
+  readonly droppedNoJob?: number;
 }
 
 /** The plan of a task that only splits an OTLP request by host: never compiled, as nothing is processed. */
@@ -67,29 +67,33 @@ export class Ingestor {
   private readonly workers: IngestWorkers;
   private readonly onAppendError: (error: unknown) => void;
   private readonly live: LiveTaps;
-  readonly counters = new Map<string, IngestCounters>();
+  /** What ingest did, per zone and way in (ingest-figures.ts). */
+  readonly figures: IngestFigures;
+  /** The figures of each zone. */
+  readonly counters: Map<string, IngestCounters>;
   /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
-  readonly unrouted: Record<string, number> = {};
+  readonly unrouted: Record<string, number>;
   /** Zones the node's tailed files have met, whose plans go with every batch. */
   private readonly tailZones = new Set<string>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}, live: LiveTaps = noLiveTaps) {
+  constructor(
+    queue: EventQueue,
+    snapshots: ZoneSnapshots,
+    workers: IngestWorkers,
+    onAppendError: (error: unknown) => void = () => {},
+    live: LiveTaps = noLiveTaps,
+    figures: IngestFigures = new IngestFigures(systemClock),
+  ) {
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
     this.onAppendError = onAppendError;
     this.live = live;
-  }
-
-  private countersOf(zoneId: string): IngestCounters {
-    let c = this.counters.get(zoneId);
-    if (c === undefined) {
-      c = { requests: 0, rejected_requests: 0, accepted_events: 0, dropped: {} };
-      this.counters.set(zoneId, c);
-    }
-    return c;
+    this.figures = figures;
+    this.counters = figures.zones;
+    this.unrouted = figures.unrouted.dropped;
   }
 
   /** Resolves when no request is being ingested (stopping waits for this before the runners drain). */
@@ -102,14 +106,8 @@ export class Ingestor {
    * Counts events a source acknowledged without queueing them, by reason (`unknown_host`: no zone for the
    * event's host). `zoneId` is empty when the events belong to no zone.
    */
-  countDropped(zoneId: string, reason: string, events: number): void {
-    if (events <= 0) return;
-    if (zoneId === '') {
-      this.countUnrouted(reason, events);
-      return;
-    }
-    const counters = this.countersOf(zoneId);
-    counters.dropped[reason] = (counters.dropped[reason] ?? 0) + events;
+  countDropped(zoneId: string, reason: string, events: number, way: WayIn): void {
+    this.figures.dropped(zoneId, way, reason, events);
   }
 
   /** Checks, prepares and queues the events of one request; resolves once they are durable. */
@@ -151,9 +149,9 @@ export class Ingestor {
     }
   }
 
-  /** Counts events a source dropped because no zone could be found for them (`unknown_host`). */
+  /** Counts lines of a tailed file dropped because no zone could be found for them (`unknown_host`). */
   countUnrouted(reason: string, count: number): void {
-    if (count > 0) this.unrouted[reason] = (this.unrouted[reason] ?? 0) + count;
+    this.figures.dropped('', 'tail', reason, count);
   }
 
   /**
@@ -184,9 +182,8 @@ export class Ingestor {
       await this.queue.appendFromSource(appends, checkpoint, batchId);
       const queued = new Set(prepared.appends.map((append) => append.zoneId));
       for (const [zoneId, count] of Object.entries(prepared.routed)) {
-        const counters = this.countersOf(zoneId);
-        if (queued.has(zoneId)) counters.accepted_events += count;
-        else counters.dropped.no_job = (counters.dropped.no_job ?? 0) + count;
+        if (queued.has(zoneId)) this.figures.count(zoneId, 'tail', { accepted_events: count, events: count });
+        else this.figures.dropped(zoneId, 'tail', 'no_job', count);
       }
       for (const { zoneId, outputs } of prepared.live) this.live.deliver(zoneId, outputs);
     });
@@ -200,8 +197,8 @@ export class Ingestor {
   }
 
   private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
-    const counters = this.countersOf(zoneId);
-    counters.requests += 1;
+    const way = body.wayIn ?? 'http';
+    this.figures.count(zoneId, way, { requests: 1 });
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
     const result = await this.workers.run({
       dataset: dataset.id,
@@ -213,7 +210,7 @@ export class Ingestor {
       ...this.withLiveSessions(zoneId, dataset.id, snapshot),
     });
     if (!result.ok) {
-      counters.rejected_requests += 1;
+      this.figures.count(zoneId, way, { rejected_requests: 1 });
       throw new AppError(result.kind, result.details);
     }
     const answer: IngestResult = {
@@ -222,9 +219,9 @@ export class Ingestor {
       ...(result.otlp === undefined ? {} : { otlp: result.otlp }),
     };
     if (snapshot.plan.jobs.length === 0 && !snapshot.plan.retain) {
-      counters.dropped.no_job = (counters.dropped.no_job ?? 0) + result.accepted;
+      this.figures.dropped(zoneId, way, 'no_job', result.accepted);
       if (result.live.length > 0) this.live.deliver(zoneId, result.live);
-      return answer;
+      return result.accepted > 0 ? { ...answer, droppedNoJob: result.accepted } : answer;
     }
     // Every line was skipped: nothing to queue.
     if (result.accepted === 0) return answer;
@@ -233,10 +230,10 @@ export class Ingestor {
     } catch (error) {
       this.onAppendError(error);
       // Not durable, so not accepted: the client retries, and a retry of the same body is stored once.
-      counters.rejected_requests += 1;
+      this.figures.count(zoneId, way, { rejected_requests: 1 });
       throw new AppError('queueUnavailable', undefined, 5);
     }
-    counters.accepted_events += result.accepted;
+    this.figures.count(zoneId, way, { accepted_events: result.accepted, events: result.accepted });
     if (result.live.length > 0) this.live.deliver(zoneId, result.live);
     return answer;
   }

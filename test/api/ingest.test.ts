@@ -257,26 +257,32 @@ describe('the ingest endpoint without an enabled job', () => {
   });
   after(() => h.stop());
 
-  it('acknowledges the events with 200, queues nothing, and counts them as dropped (no_job) in /metrics', async () => {
+  it('acknowledges the events with 200 and a notice that they were dropped, queues nothing, and counts them (no_job) in /metrics', async () => {
     const res = await postIngest(h, ndjson(rayIds('nojob', 0, 7).map((id) => event(id))));
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.result.accepted, 7);
+    assert.deepEqual(res.body.result, { accepted: 7 });
+    assert.equal(res.body.messages.length, 1);
+    assert.equal(res.body.messages[0].code, 12100);
+    assert.match(res.body.messages[0].message, /^no enabled job exports this zone's events: 7 events were checked and dropped \(new jobs start disabled: enable one with PUT …\/logexport\/jobs\/\{job_id\} \{"enabled": true\}, or in the dashboard\)$/);
     assert.equal(h.t.app.queue.pendingBytes(), 0);
     const metrics = await (await fetch(`${h.t.app.url}/metrics`)).text();
     assert.match(metrics, new RegExp(`^logexport_ingest_dropped_events_total\\{zone_id="${h.zone}",reason="no_job"\\} 7$`, 'm'));
     assert.match(metrics, new RegExp(`^logexport_ingest_requests_total\\{zone_id="${h.zone}"\\} 1$`, 'm'));
     assert.match(metrics, new RegExp(`^logexport_ingest_accepted_events_total\\{zone_id="${h.zone}"\\} 0$`, 'm'));
+    assert.match(metrics, new RegExp(`^logexport_ingest_received_events_total\\{zone_id="${h.zone}",way_in="http",outcome="dropped"\\} 7$`, 'm'));
+    assert.equal((await postIngest(h, ndjson([event('nojob-one')]))).body.messages[0].message.split(' (')[0], "no enabled job exports this zone's events: 1 event was checked and dropped");
   });
 
   it('starts queuing as soon as a job is enabled, and drops again once it is disabled', async () => {
     const job = await createJob(h, { destination_conf: `file:///${freshDir('nojob')}`, output_options: { field_names: ['RayID'] } });
     const res = await postIngest(h, ndjson([event('with-job')]));
     assert.equal(res.status, 200);
+    assert.equal(res.text, '{"success":true,"errors":[],"messages":[],"result":{"accepted":1}}', 'no notice once a job exports them');
     assert.ok(h.t.app.queue.pendingBytes() > 0, 'queued for the job');
     await h.t.call('PUT', `/zones/${h.zone}/logexport/jobs/${job.id}`, { body: { enabled: false } });
     await postIngest(h, ndjson([event('after-disable')]));
     const metrics = await (await fetch(`${h.t.app.url}/metrics`)).text();
-    assert.match(metrics, new RegExp(`reason="no_job"\\} 8$`, 'm'));
+    assert.match(metrics, new RegExp(`reason="no_job"\\} 9$`, 'm'));
     assert.match(metrics, new RegExp(`^logexport_ingest_accepted_events_total\\{zone_id="${h.zone}"\\} 1$`, 'm'));
   });
 });

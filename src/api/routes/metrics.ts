@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/app-error.ts';
+import { waysIn } from '../../ingest/ingest-figures.ts';
 import type { ApiDeps } from '../request-context.ts';
 
 /** Whether an Authorization header carries the metrics token (compared in constant time). */
@@ -63,6 +64,31 @@ export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
       for (const [reason, n] of Object.entries(c.dropped)) lines.push(`logexport_ingest_dropped_events_total{zone_id="${zone}",reason="${escapeLabel(reason)}"} ${n}`);
     }
     for (const [reason, n] of Object.entries(deps.dataPlane.ingestor.unrouted)) lines.push(`logexport_ingest_dropped_events_total{zone_id="",reason="${escapeLabel(reason)}"} ${n}`);
+    // The same per way in (http, otlp, tail), and the events refused one by one with their reasons.
+    const figures = deps.dataPlane.ingestor.figures;
+    const everyZone = [...figures.zones.entries(), ['', figures.unrouted] as const];
+    family(
+      'logexport_ingest_received_events_total',
+      'Events that came in, by way in and outcome: accepted (queued), dropped (acknowledged, not queued), rejected (refused one by one while the rest of the request was taken).',
+      'counter',
+    );
+    const sum = (counts: Readonly<Record<string, number>>) => Object.values(counts).reduce((a, b) => a + b, 0);
+    for (const [zone, c] of everyZone) {
+      for (const way of waysIn) {
+        const w = c.way_in[way];
+        const outcomes = { accepted: w.accepted_events, dropped: sum(w.dropped), rejected: sum(w.rejected_events) };
+        if (outcomes.accepted + outcomes.dropped + outcomes.rejected === 0) continue;
+        for (const [outcome, n] of Object.entries(outcomes)) lines.push(`logexport_ingest_received_events_total{zone_id="${zone}",way_in="${way}",outcome="${outcome}"} ${n}`);
+      }
+    }
+    family('logexport_ingest_rejected_events_total', 'Events refused one by one (an OTLP log record that is no HTTP request log, …), by way in and reason.', 'counter');
+    for (const [zone, c] of everyZone) {
+      for (const way of waysIn) {
+        for (const [reason, n] of Object.entries(c.way_in[way].rejected_events)) {
+          lines.push(`logexport_ingest_rejected_events_total{zone_id="${zone}",way_in="${way}",reason="${escapeLabel(reason)}"} ${n}`);
+        }
+      }
+    }
     const sources = deps.dataPlane.sources();
     const sourceLabels = (s: (typeof sources)[number]) => `source="${escapeLabel(s.source)}",file="${escapeLabel(s.path)}",format="${s.format}",identity="${escapeLabel(s.fileId)}"`;
     const sourceMetric = (name: string, help: string, type: 'counter' | 'gauge', pick: (s: (typeof sources)[number]) => number) => {

@@ -17,7 +17,7 @@ export const ownershipTokenPattern = /^[a-zA-Z0-9/+.\-_]*$/;
 export const maxOwnershipTokenLength = 4096;
 
 /** Why a token was refused. */
-export type OwnershipFailure = 'malformed' | 'wrong-signature' | 'other-zone' | 'other-destination' | 'expired';
+export type OwnershipFailure = 'malformed' | 'several-tokens' | 'wrong-signature' | 'other-zone' | 'other-destination' | 'expired';
 
 /** The verdict on a presented token. */
 export type OwnershipVerdict = { readonly valid: true } | { readonly valid: false; readonly reason: OwnershipFailure };
@@ -68,6 +68,8 @@ export function issueOwnershipToken(request: OwnershipTokenRequest): string {
  */
 export function verifyOwnershipToken(check: OwnershipTokenCheck): OwnershipVerdict {
   const { token } = check;
+  // Tokens of several challenge files run together (`cat ownership-challenge-*.txt` after asking twice).
+  if (typeof token === 'string' && token.split(encodedHeader).length > 2) return refused('several-tokens');
   if (typeof token !== 'string' || token.length > maxOwnershipTokenLength || !ownershipTokenPattern.test(token)) {
     return refused('malformed');
   }
@@ -89,11 +91,16 @@ export function verifyOwnershipToken(check: OwnershipTokenCheck): OwnershipVerdi
   return { valid: true };
 }
 
-/** A sentence for users explaining why a token was refused. */
+const whatToSend =
+  'send the whole content of one challenge file — the one named by the filename that POST …/ownership answered for this destination_conf (a single line of about 280 characters)';
+
+/** A sentence for users explaining why a token was refused, and what to send instead. */
 export function ownershipFailureMessage(reason: OwnershipFailure): string {
   switch (reason) {
     case 'malformed':
-      return 'ownership_challenge is not a token issued by this service';
+      return `ownership_challenge is not a token issued by this service: ${whatToSend}`;
+    case 'several-tokens':
+      return `ownership_challenge holds several tokens run together, as the contents of several challenge files do (each request for a challenge writes a new file): ${whatToSend}`;
     case 'wrong-signature':
       return 'ownership_challenge was not signed by this service';
     case 'other-zone':

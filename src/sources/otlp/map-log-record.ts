@@ -13,11 +13,12 @@ import { createHash } from 'node:crypto';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { rawRequestHeadersKey, rawResponseHeadersKey } from '../../domain/datasets/raw-headers.ts';
 import type { OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
+import type { OtlpRejectCode } from './otlp-lines.ts';
 
 /** A mapped record: the ingest line and the host it is routed by, or why it was rejected. */
 export type MappedRecord =
   | { readonly kind: 'event'; readonly line: string; readonly host: string | undefined }
-  | { readonly kind: 'rejected'; readonly reason: string };
+  | { readonly kind: 'rejected'; readonly code: OtlpRejectCode; readonly reason: string };
 
 /** Attribute key prefixes of the raw headers (HTTP semantic conventions: lower-case names, string arrays). */
 const requestHeaderPrefix = 'http.request.header.';
@@ -177,10 +178,10 @@ export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
   const full = stringOf(lookup(record, 'url.full'));
   const urlPath = stringOf(lookup(record, 'url.path'));
   if (method === undefined && status === undefined && full === undefined && urlPath === undefined) {
-    return { kind: 'rejected', reason: 'not an HTTP request log: it has none of http.request.method, http.response.status_code, url.full, url.path and its body is no logexport event' };
+    return { kind: 'rejected', code: 'not_http_request', reason: 'not an HTTP request log: it has none of http.request.method, http.response.status_code, url.full, url.path and its body is no logexport event' };
   }
   const end = record.timeUnixNano !== 0n ? record.timeUnixNano : record.observedTimeUnixNano;
-  if (end === 0n) return { kind: 'rejected', reason: 'the record has neither timeUnixNano nor observedTimeUnixNano' };
+  if (end === 0n) return { kind: 'rejected', code: 'no_timestamp', reason: 'the record has neither timeUnixNano nor observedTimeUnixNano' };
 
   const requestHeaders = headersOf(record, requestHeaderPrefix);
   const responseHeaders = headersOf(record, responseHeaderPrefix);
@@ -210,7 +211,7 @@ export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
   put('EdgeResponseContentType', firstHeader(responseHeaders, 'content-type'));
   if (status !== undefined) {
     const code = integerOf(status);
-    if (code === undefined) return { kind: 'rejected', reason: `http.response.status_code must be an integer, got ${jsonOf(status)}` };
+    if (code === undefined) return { kind: 'rejected', code: 'bad_status_code', reason: `http.response.status_code must be an integer, got ${jsonOf(status)}` };
     event.EdgeResponseStatus = code;
   }
   const rayId = stringOf(lookup(record, 'RayID')) ?? stringOf(lookup(record, 'http.request.id'));

@@ -12,15 +12,27 @@ import { mapLogRecord } from './map-log-record.ts';
 import type { OtlpEncoding } from './otlp-answer.ts';
 import type { OtlpLogRecord } from './otlp-logs.ts';
 
-/** A record left out, by its 0-based position in the request, and why. */
+/** Why records are rejected, in a word: the `reason` label of /metrics' rejected events. */
+export type OtlpRejectCode =
+  | 'not_http_request'
+  | 'no_timestamp'
+  | 'bad_status_code'
+  | 'invalid_event'
+  | 'no_host'
+  | 'unknown_host'
+  | 'not_permitted';
+
+/** A record left out, by its 0-based position in the request, and why (in a word, and in a sentence). */
 export interface OtlpRejection {
   readonly record: number;
+  readonly code: OtlpRejectCode;
   readonly reason: string;
 }
 
-/** Rejected records: how many, and the first few (lowest positions) with their reasons. */
+/** Rejected records: how many, how many for each reason, and the first few (lowest positions) with their reasons. */
 export interface OtlpRejections {
   readonly count: number;
+  readonly byCode: Readonly<Partial<Record<OtlpRejectCode, number>>>;
   readonly first: readonly OtlpRejection[];
 }
 
@@ -42,17 +54,22 @@ export interface OtlpLines {
 /** How many rejections an answer names before it only counts them. */
 export const namedRejections = 5;
 
-export const noRejections: OtlpRejections = { count: 0, first: [] };
+export const noRejections: OtlpRejections = { count: 0, byCode: {}, first: [] };
 
 /** Joins rejection lists, keeping the first few by position. */
 export function mergeRejections(...lists: readonly OtlpRejections[]): OtlpRejections {
   const first = lists.flatMap((list) => list.first).sort((a, b) => a.record - b.record).slice(0, namedRejections);
-  return { count: lists.reduce((n, list) => n + list.count, 0), first };
+  const byCode: Partial<Record<OtlpRejectCode, number>> = {};
+  for (const list of lists) for (const [code, n] of Object.entries(list.byCode) as [OtlpRejectCode, number][]) byCode[code] = (byCode[code] ?? 0) + n;
+  return { count: lists.reduce((n, list) => n + list.count, 0), byCode, first };
 }
 
 /** Rejections from a list already in position order (or any order: only the lowest few are kept). */
 export function rejectionsOf(list: readonly OtlpRejection[]): OtlpRejections {
-  return list.length === 0 ? noRejections : mergeRejections({ count: list.length, first: list });
+  if (list.length === 0) return noRejections;
+  const byCode: Partial<Record<OtlpRejectCode, number>> = {};
+  for (const rejection of list) byCode[rejection.code] = (byCode[rejection.code] ?? 0) + 1;
+  return mergeRejections({ count: list.length, byCode, first: list });
 }
 
 /** The `error_message` of a partial success: how many of how many, and the first reasons. */
@@ -84,7 +101,7 @@ export function otlpLinesOf(encoding: OtlpEncoding, bytes: Uint8Array): Result<O
   for (let i = 0; i < records.length; i++) {
     const mapped = mapLogRecord(records[i] as OtlpLogRecord);
     if (mapped.kind === 'rejected') {
-      rejected.push({ record: i, reason: mapped.reason });
+      rejected.push({ record: i, code: mapped.code, reason: mapped.reason });
       continue;
     }
     let group = groups.get(mapped.host);
@@ -115,7 +132,7 @@ export function skippedRejections(skipped: { readonly lines: readonly number[]; 
   const first: OtlpRejection[] = [];
   for (let k = 0; k < skipped.lines.length && k < namedRejections; k++) {
     const line = skipped.lines[k] as number;
-    first.push({ record: records[line - 1] as number, reason: (skipped.problems[k]?.message ?? 'it failed the event checks').replace(/^line \d+: /, '') });
+    first.push({ record: records[line - 1] as number, code: 'invalid_event', reason: (skipped.problems[k]?.message ?? 'it failed the event checks').replace(/^line \d+: /, '') });
   }
-  return { count: skipped.lines.length, first };
+  return { count: skipped.lines.length, byCode: skipped.lines.length === 0 ? {} : { invalid_event: skipped.lines.length }, first };
 }

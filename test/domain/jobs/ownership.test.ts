@@ -48,6 +48,8 @@ describe('ownership tokens', () => {
     { name: 'a token with characters outside the pattern', overrides: { token: `${token}!` }, reason: 'malformed' },
     { name: 'a token over 4096 characters', overrides: { token: 'a'.repeat(4097) }, reason: 'malformed' },
     { name: 'a token of two parts', overrides: { token: token.split('.').slice(0, 2).join('.') }, reason: 'malformed' },
+    { name: 'two tokens run together', overrides: { token: `${token}${token}` }, reason: 'several-tokens' },
+    { name: 'two tokens on two lines', overrides: { token: `${token}\n${issueOwnershipToken({ secret, zoneId, destinationConf, nowMs: issuedAt + 5 })}` }, reason: 'several-tokens' },
     { name: 'a token signed with another secret', overrides: { secret: 'another secret' }, reason: 'wrong-signature' },
     { name: 'a token for another zone', overrides: { zoneId: 'ffffffffffffffffffffffffffffffff' }, reason: 'other-zone' },
     { name: 'a token for another destination_conf', overrides: { destinationConf: `${destinationConf}&sse=AES256` }, reason: 'other-destination' },
@@ -59,6 +61,14 @@ describe('ownership tokens', () => {
       assert.ok(ownershipFailureMessage(reason).length > 0);
     });
   }
+
+  it('say what to send instead of a token that is none, or several run together', () => {
+    for (const reason of ['malformed', 'several-tokens'] as const) {
+      assert.match(ownershipFailureMessage(reason), /send the whole content of one challenge file — the one named by the filename that POST …\/ownership answered/);
+    }
+    assert.match(ownershipFailureMessage('several-tokens'), /^ownership_challenge holds several tokens run together/);
+    assert.ok(token.length > 250 && token.length < 310, `the message says about 280 characters; a token has ${token.length}`);
+  });
 
   it('refuse a token whose claims were rewritten, even with a valid-looking shape', () => {
     const [header, payload] = token.split('.');

@@ -241,7 +241,9 @@ export interface ReceivedBatch {
 /** What the receiver does with the next request. */
 export type ReceiverAnswer =
   | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
-  | { readonly kind: 'hang' };
+  | { readonly kind: 'hang' }
+  /** Held until `releaseHeld`, then answered with its status. */
+  | { readonly kind: 'held' };
 
 /** An HTTP endpoint on loopback that records batches and answers as told (200 unless told otherwise). */
 export interface Receiver {
@@ -254,6 +256,10 @@ export interface Receiver {
   fallback: ReceiverAnswer;
   /** The RayIDs of requests answered 2xx. */
   deliveredRayIds(): string[];
+  /** How many requests are held now (answer `held`). */
+  heldCount(): number;
+  /** Answers every held request with `status`. */
+  releaseHeld(status?: number): void;
   close(): Promise<void>;
 }
 
@@ -274,6 +280,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   const okRayIds: string[] = [];
   const script: ReceiverAnswer[] = [];
   const state: { fallback: ReceiverAnswer } = { fallback: { kind: 'status', status: 200 } };
+  const held: ((status: number) => void)[] = [];
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -289,16 +296,21 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       requests.push({ at: performance.now(), headers: request.headers, lines });
       const answer = script.shift() ?? state.fallback;
       if (answer.kind === 'hang') return;
-      const send = (): void => {
-        if (answer.status >= 200 && answer.status < 300) {
+      const answerWith = (status: number, headers?: Record<string, string>): void => {
+        if (status >= 200 && status < 300) {
           for (const line of lines) {
             const rayId = (JSON.parse(line) as { RayID?: unknown }).RayID;
             if (typeof rayId === 'string') okRayIds.push(rayId);
           }
         }
-        response.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        response.end(answer.status < 300 ? 'ok' : 'no');
+        response.writeHead(status, { 'content-type': 'text/plain', ...headers });
+        response.end(status < 300 ? 'ok' : 'no');
       };
+      if (answer.kind === 'held') {
+        held.push(answerWith);
+        return;
+      }
+      const send = (): void => answerWith(answer.status, answer.headers);
       if (answer.delayMs === undefined) send();
       else setTimeout(send, answer.delayMs);
     });
@@ -316,6 +328,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       state.fallback = answer;
     },
     deliveredRayIds: () => [...okRayIds],
+    heldCount: () => held.length,
+    releaseHeld: (status = 200) => {
+      for (const answer of held.splice(0)) answer(status);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../core/app-error.ts';
+import { noEnabledJobNotice } from '../../../core/notice.ts';
 import { findDataset } from '../../../domain/datasets/http-requests.ts';
 import { authenticate, authorizeZone } from '../../auth.ts';
 import { success } from '../../envelope.ts';
@@ -7,7 +8,8 @@ import { contentEncodingOf, pathId } from '../../request-input.ts';
 import type { ApiDeps } from '../../request-context.ts';
 
 /**
- * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued.
+ * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued
+ * (with a notice in `messages` when no enabled job exports the zone's events, so they were dropped).
  *
  * Back-pressure: a request is admitted before its body is read only while the bodies being received and
  * processed stay under `LOGEXPORT_INGEST_MAX_BUFFERED` (by Content-Length; a body without one counts as
@@ -54,6 +56,9 @@ export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const body = request.body;
     if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('ingestInvalid', 'The request holds no events: send one JSON object per line (NDJSON)');
     const result = await plane.ingestor.ingest(zone.id, dataset, { bytes: body, encoding: contentEncodingOf(request.headers), limitBytes: limit });
-    return reply.send(success(result));
+    const answer = success({ accepted: result.accepted });
+    // Accepted, but nobody exports them: the answer says so (new jobs start disabled).
+    if (result.droppedNoJob !== undefined) return reply.send({ ...answer, messages: [noEnabledJobNotice(result.droppedNoJob)] });
+    return reply.send(answer);
   });
 }

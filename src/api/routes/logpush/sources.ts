@@ -26,7 +26,7 @@ function tailedFileView(status: TailStatus): Record<string, unknown> {
 }
 
 /**
- * `GET …/sources`: how the zone's events come in, as this node counted them since it started — the
+ * `GET …/sources`: how the zone's events come in, as this node counted them (the counts carry over its restarts: src/ingest/ingest-figures.ts) — the
  * zone's own ingest counters exactly as /metrics reads them (null before its first event on this node),
  * never another zone's — and, node-wide, the status of every tailed file (the operator's configuration,
  * shared by every zone; see `tailedFileView` for what of it is shown). Read-only: a token with
