@@ -16,5 +16,9 @@ export function openPostgres(options: PostgresOptions): Kysely<Database> {
     max: options.maxConnections ?? 10,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
+  // An idle connection the server ends (a restart, a failover, an operator's pg_terminate_backend) is an
+  // 'error' of the pool; unheard, it would end the process. The pool drops that connection and the next
+  // query opens a new one, so there is nothing else to do.
+  pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -361,7 +361,7 @@ describe('the dashboard’s state at a glance, on a laptop and on a phone', { sk
         await card('healthy-job').getByRole('button', { name: 'Delete' }).click();
         await assertFits('the delete confirmation');
         await visit(`/zones/${zoneId}/instant-logs`, page.getByRole('heading', { name: 'Instant Logs' }));
-        await visit(`/zones/${zoneId}/sources`, page.getByRole('heading', { name: 'Tailed files' }));
+        await visit(`/zones/${zoneId}/sources`, page.getByRole('heading', { name: 'Tailed files', level: 3 }));
         await visit(`/zones/${quietZoneId}/jobs`, page.locator('.warning-banner'));
         // Every step of the wizard, editing a job so each step can be passed.
         await visit(`/zones/${zoneId}/jobs/${jobIds['healthy-job']}/edit`, page.getByRole('heading', { name: 'Step 1 of 6: Dataset' }));

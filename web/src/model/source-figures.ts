@@ -39,7 +39,7 @@ export const reasonLabels: Readonly<Record<string, string>> = {
 };
 
 /** Labels of the ways in. */
-export const wayInLabels: Readonly<Record<string, string>> = { http: 'HTTP ingest', otlp: 'OTLP', tail: 'Tailed files' };
+export const wayInLabels: Readonly<Record<string, string>> = { http: 'HTTP ingest', otlp: 'OTLP', tail: 'From tailed files' };
 
 /** A figure's label: the known one, or its name in words (`bytes_skipped` → "Bytes skipped"). */
 export function figureLabel(key: string): string {
