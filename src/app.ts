@@ -119,6 +119,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       workers,
       (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'),
       live,
+      () => clock.now(),
     );
     let accepting = true;
 
@@ -131,6 +132,8 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       clock,
       log: deferredLog,
       ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
+      // Ingest is saturated when every worker has a request to process: the compaction of retained segments waits.
+      ingestBusy: () => config.workers > 0 && workers.pendingOnWorkers() >= config.workers,
     });
     closers.push(() => retention.stop());
 

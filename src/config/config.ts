@@ -70,6 +70,12 @@ export interface AppConfig {
   readonly retentionStorage: RetentionStorageConfig;
   /** A retention writer closes a segment at most this long after its first event. */
   readonly retentionFlushMs: number;
+  /** The share of one core the compaction of hot segments into Parquet may use, in (0, 1]. */
+  readonly retentionCompactBudget: number;
+  /** The longest window one replay may cover (default: the retention). */
+  readonly replayMaxWindowMs: number;
+  /** Replays one node runs at once; the others wait in a queue. */
+  readonly replaysPerNode: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -120,6 +126,15 @@ function size(raw: RawEnv, name: SettingName, fallback: number, min: number): nu
   const bytes = Number(m[1]) * (sizeUnits[m[2] ?? ''] ?? 1);
   if (bytes < min) fail(name, value, `a size of at least ${min} bytes`);
   return bytes;
+}
+
+/** A decimal number in (min, max], such as 0.25. */
+function fraction(raw: RawEnv, name: SettingName, fallback: number, min: number, max: number): number {
+  const value = raw[name];
+  if (value === undefined) return fallback;
+  const n = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n > min && n <= max)) fail(name, value, `a number greater than ${min} and at most ${max}, such as 0.25`);
+  return n;
 }
 
 function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
@@ -228,6 +243,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) fail('LOGEXPORT_METRICS_TOKEN', '…', 'at least 16 printable characters without spaces');
   const logLevel = raw.LOGEXPORT_LOG_LEVEL ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) fail('LOGEXPORT_LOG_LEVEL', logLevel, logLevels.join(', '));
+  const retentionDays = integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366);
   const config: AppConfig = {
     host,
     port: integer(raw, 'LOGEXPORT_PORT', 8787, 0, 65535),
@@ -260,9 +276,12 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     authFailuresPerMinute: integer(raw, 'LOGEXPORT_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
     auditDays: integer(raw, 'LOGEXPORT_AUDIT_DAYS', 90, 1, 36_500),
     tail: tailSpecs(raw, cwd),
-    retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
+    retentionDays,
     retentionStorage: retentionStorageConfig(raw, dataDir),
     retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
+    retentionCompactBudget: fraction(raw, 'LOGEXPORT_RETENTION_COMPACT_BUDGET', 0.25, 0, 1),
+    replayMaxWindowMs: duration(raw, 'LOGEXPORT_REPLAY_MAX_WINDOW', retentionDays * 86_400_000, 1000),
+    replaysPerNode: integer(raw, 'LOGEXPORT_REPLAYS_PER_NODE', 2, 1, 64),
   };
   return Object.freeze(config);
 }

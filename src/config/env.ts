@@ -43,6 +43,10 @@ export const settingNames = [
   'LOGEXPORT_RETENTION_DAYS',
   'LOGEXPORT_RETENTION_URL',
   'LOGEXPORT_RETENTION_FLUSH',
+  // Retention's two tiers and replay limits (issue 24).
+  'LOGEXPORT_RETENTION_COMPACT_BUDGET',
+  'LOGEXPORT_REPLAY_MAX_WINDOW',
+  'LOGEXPORT_REPLAYS_PER_NODE',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

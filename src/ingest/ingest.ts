@@ -67,6 +67,7 @@ export class Ingestor {
   private readonly workers: IngestWorkers;
   private readonly onAppendError: (error: unknown) => void;
   private readonly live: LiveTaps;
+  private readonly now: () => number;
   readonly counters = new Map<string, IngestCounters>();
   /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
   readonly unrouted: Record<string, number> = {};
@@ -75,7 +76,9 @@ export class Ingestor {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}, live: LiveTaps = noLiveTaps) {
+  /** `now` is the node's clock: when a request is received, which its retained copy records. */
+  constructor(queue: EventQueue, snapshots: ZoneSnapshots, workers: IngestWorkers, onAppendError: (error: unknown) => void = () => {}, live: LiveTaps = noLiveTaps, now: () => number = Date.now) {
+    this.now = now;
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
@@ -211,6 +214,7 @@ export class Ingestor {
       ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
       ...(body.format === undefined ? {} : { format: body.format }),
       ...this.withLiveSessions(zoneId, dataset.id, snapshot),
+      receivedAtMs: this.now(),
     });
     if (!result.ok) {
       counters.rejected_requests += 1;

@@ -120,7 +120,7 @@ export class Replays {
       bytes = 0;
     };
     try {
-      for await (const batch of readRetained(this.deps.source, job.zoneId, window, httpRequests.fields)) {
+      for await (const batch of readRetained(this.deps.source, job.zoneId, window, httpRequests, httpRequests.fields)) {
         progress.events_read += batch.length;
         for (const record of batch) {
           if (!predicate(record) || !sampler(record)) continue;

@@ -1,8 +1,9 @@
 /**
- * Retained logs (docs/retention.md): while a zone's retention flag is on, ingest keeps every event whole
- * in a section of each queue chunk; this stage turns those into Parquet segments (one writer per zone,
- * reading the zone's stream through its own consumer), removes segments older than the retention, and
- * serves the reads Logpull and replay make. The composition root builds one per node.
+ * Retained logs (docs/retention.md): while a zone's retention flag is on, ingest keeps every event whole,
+ * compressed, in a section of each queue chunk; this stage appends those to hot segments (one writer per
+ * zone, reading the zone's stream through its own consumer), compacts hot segments into Parquet in the
+ * background under a CPU budget, removes segments older than the retention, and serves the reads Logpull
+ * and replay make over both tiers. The composition root builds one per node.
  */
 import type { AppConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
@@ -11,6 +12,8 @@ import type { Logger } from '../core/logger.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
 import type { DestinationDeps } from '../destinations/create-destination.ts';
+import { httpRequests } from '../domain/datasets/http-requests.ts';
+import { Compactor } from './compactor.ts';
 import { openSegmentStore } from './open-segment-store.ts';
 import { Replays } from './replay-runner.ts';
 import type { RetainedSource } from './retained-reader.ts';
@@ -21,7 +24,7 @@ import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
 export interface RetentionDeps {
-  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'dataDir' | 'gzipLevel'>;
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'dataDir' | 'gzipLevel'>;
   /** How replays reach job destinations. */
   readonly destinations: DestinationDeps;
   readonly queue: EventQueue;
@@ -30,6 +33,10 @@ export interface RetentionDeps {
   readonly log: Logger;
   /** How often expired segments are looked for (tests shorten it). */
   readonly expiryEveryMs?: number;
+  /** Whether ingest is busy right now (every ingest worker has a task): the compaction waits while it mostly is. */
+  readonly ingestBusy?: () => boolean;
+  /** A hot segment is compacted at the latest this long after it was written (tests shorten it). */
+  readonly compactAfterMs?: number;
 }
 
 /** Events written into segments on this node, per zone (for /metrics). */
@@ -41,8 +48,9 @@ export class Retention implements RetainedSource {
   readonly retentionMs: number;
   readonly written: RetentionCounters = new Map();
   readonly replays: Replays;
+  readonly compactor: Compactor;
+  readonly workDir: string;
   private readonly deps: RetentionDeps;
-  private readonly workDir: string;
   private readonly writers = new Map<string, RetentionWriter>();
   private stopped = false;
   private readonly syncs = new CoalescedRuns(() =>
@@ -57,6 +65,17 @@ export class Retention implements RetainedSource {
     this.segments = opened.store;
     this.workDir = opened.workDir;
     this.retentionMs = deps.config.retentionDays * 86_400_000;
+    this.compactor = new Compactor({
+      segments: this.segments,
+      workDir: this.workDir,
+      clock: deps.clock,
+      log: deps.log,
+      dataset: httpRequests,
+      budget: deps.config.retentionCompactBudget,
+      ingestBusy: deps.ingestBusy ?? (() => false),
+      shared: deps.config.retentionStorage.kind === 's3',
+      ...(deps.compactAfterMs === undefined ? {} : { compactAfterMs: deps.compactAfterMs }),
+    });
     this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
   }
 
@@ -65,9 +84,10 @@ export class Retention implements RetainedSource {
     return this;
   }
 
-  /** Starts a writer for every zone with the flag on, and the expiry. */
+  /** Starts a writer for every zone with the flag on, the compaction and the expiry. */
   async start(): Promise<void> {
     await this.sync();
+    this.compactor.start();
     void this.expireNow();
     this.expiryTimer = setInterval(() => void this.expireNow(), this.deps.expiryEveryMs ?? 60_000);
     this.expiryTimer.unref();
@@ -76,7 +96,7 @@ export class Retention implements RetainedSource {
   /** Removes expired segments now; answers how many hour partitions went. */
   async expireNow(): Promise<number> {
     try {
-      return await expireSegments(this.segments, this.deps.clock.now(), this.retentionMs);
+      return await expireSegments(this.segments, this.deps.clock.now(), this.retentionMs, (prefix) => this.compactor.forget(prefix));
     } catch (error) {
       this.deps.log.warn({ err: error }, 'Could not remove expired retained segments; will try again.');
       return 0;
@@ -114,19 +134,21 @@ export class Retention implements RetainedSource {
       const writer = new RetentionWriter(zoneId, {
         queue: this.deps.queue,
         segments: this.segments,
-        engine: this.engine,
         workDir: this.workDir,
         clock: this.deps.clock,
         log: this.deps.log,
         flushMs: this.deps.config.retentionFlushMs,
-        onWritten: (zone, events) => this.written.set(zone, (this.written.get(zone) ?? 0) + events),
+        onWritten: (written) => {
+          this.written.set(written.zoneId, (this.written.get(written.zoneId) ?? 0) + written.events);
+          this.compactor.added(written);
+        },
       });
       this.writers.set(zoneId, writer);
       writer.start();
     }
   }
 
-  /** Stops the writers (each writes what it holds first), the expiry and the engine. */
+  /** Stops the replays, the writers (each writes what it holds first), the compaction, the expiry and the engine. */
   stop(): Promise<void> {
     this.stopping ??= this.stopNow();
     return this.stopping;
@@ -139,7 +161,7 @@ export class Retention implements RetainedSource {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     const writers = [...this.writers.values()];
     this.writers.clear();
-    await Promise.all(writers.map((w) => w.stop('drain')));
+    await Promise.all([...writers.map((w) => w.stop('drain')), this.compactor.stop()]);
     this.engine.close();
     await this.segments.close();
   }
