@@ -72,6 +72,8 @@ export interface AppConfig {
   readonly retentionFlushMs: number;
   /** The share of one core the compaction of hot segments into Parquet may use, in (0, 1]. */
   readonly retentionCompactBudget: number;
+  /** A hot segment is compacted at the latest this long after it was written (sooner when its partition holds enough). */
+  readonly retentionCompactAfterMs: number;
   /** The longest window one replay may cover (default: the retention). */
   readonly replayMaxWindowMs: number;
   /** Replays one node runs at once; the others wait in a queue. */
@@ -280,6 +282,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     retentionStorage: retentionStorageConfig(raw, dataDir),
     retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
     retentionCompactBudget: fraction(raw, 'LOGEXPORT_RETENTION_COMPACT_BUDGET', 0.25, 0, 1),
+    retentionCompactAfterMs: duration(raw, 'LOGEXPORT_RETENTION_COMPACT_AFTER', 5 * 60_000, 0),
     replayMaxWindowMs: duration(raw, 'LOGEXPORT_REPLAY_MAX_WINDOW', retentionDays * 86_400_000, 1000),
     replaysPerNode: integer(raw, 'LOGEXPORT_REPLAYS_PER_NODE', 2, 1, 64),
   };

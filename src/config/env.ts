@@ -45,6 +45,7 @@ export const settingNames = [
   'LOGEXPORT_RETENTION_FLUSH',
   // Retention's two tiers and replay limits (issue 24).
   'LOGEXPORT_RETENTION_COMPACT_BUDGET',
+  'LOGEXPORT_RETENTION_COMPACT_AFTER',
   'LOGEXPORT_REPLAY_MAX_WINDOW',
   'LOGEXPORT_REPLAYS_PER_NODE',
 ] as const;

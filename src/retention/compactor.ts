@@ -9,7 +9,8 @@
  * - **Ingest first.** While ingest is saturated (every ingest worker busy in most of the last two seconds),
  *   no compaction starts; the hot segments wait, readable as they are, and the backlog is in /metrics.
  * - **When.** A partition's hot segments are compacted together once they hold 16 MiB, once the oldest is
- *   five minutes old, or once their hour is over: a few large Parquet files per hour rather than many small.
+ *   `LOGEXPORT_RETENTION_COMPACT_AFTER` old (5 minutes), or once their hour is over: a few large Parquet
+ *   files per hour rather than many small.
  * - **Nothing lost, nothing twice.** The list of the hot segments a compacted segment holds is stored
  *   first, then the Parquet segment (synced, renamed into place, or put into the bucket), and only then are
  *   the hot segments removed. A crash in between leaves both, and readers take each hot segment the list
@@ -50,8 +51,8 @@ export interface CompactorDeps {
   readonly ingestBusy: () => boolean;
   /** Whether other nodes write into the same store (a bucket). */
   readonly shared: boolean;
-  /** A hot segment is compacted at the latest this long after it was written (tests shorten it). */
-  readonly compactAfterMs?: number;
+  /** A hot segment is compacted at the latest this long after it was written (LOGEXPORT_RETENTION_COMPACT_AFTER). */
+  readonly compactAfterMs: number;
 }
 
 /** A hot segment waiting for compaction. */
@@ -86,7 +87,6 @@ const mib = 1024 * 1024;
 const compactAtBytes = 16 * mib;
 /** …and one compaction takes at most this much (at least one segment). */
 const maxCompactionBytes = 24 * mib;
-const defaultCompactAfterMs = 5 * 60_000;
 /** Another node's hot segment is compacted once it is this old. */
 const orphanAfterMs = 3_600_000;
 /** An hour partition is over (its writers moved on) this long after its end. */
@@ -233,13 +233,12 @@ export class Compactor {
   private rest(ms: number, idle = false): Promise<void> {
     if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(timer);
         this.wake = undefined;
         resolve();
       };
-      timer = setTimeout(finish, ms);
+      const timer = setTimeout(finish, ms);
       timer.unref();
       this.wake = finish;
       this.idle = idle;
@@ -299,7 +298,7 @@ export class Compactor {
       const hourStart = hourPartitionStart(prefix.split('/').slice(1, 3).join('/')) ?? 0;
       const bytes = list.reduce((sum, s) => sum + s.bytes, 0);
       const oldestKnown = Math.min(...list.map((s) => s.knownAtMs));
-      const due = force || bytes >= compactAtBytes || now - oldestKnown >= (this.deps.compactAfterMs ?? defaultCompactAfterMs) || now >= hourStart + 3_600_000 + hourOverAfterMs;
+      const due = force || bytes >= compactAtBytes || now - oldestKnown >= this.deps.compactAfterMs || now >= hourStart + 3_600_000 + hourOverAfterMs;
       if (!due) continue;
       list.sort((a, b) => a.firstMs - b.firstMs || (a.key < b.key ? -1 : 1));
       if (chosen === undefined || (list[0]?.firstMs ?? 0) < (chosen[0]?.firstMs ?? 0)) chosen = list;

@@ -24,7 +24,7 @@ import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
 export interface RetentionDeps {
-  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'dataDir' | 'gzipLevel'>;
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'retentionCompactAfterMs' | 'dataDir' | 'gzipLevel'>;
   /** How replays reach job destinations. */
   readonly destinations: DestinationDeps;
   readonly queue: EventQueue;
@@ -35,8 +35,6 @@ export interface RetentionDeps {
   readonly expiryEveryMs?: number;
   /** Whether ingest is busy right now (every ingest worker has a task): the compaction waits while it mostly is. */
   readonly ingestBusy?: () => boolean;
-  /** A hot segment is compacted at the latest this long after it was written (tests shorten it). */
-  readonly compactAfterMs?: number;
 }
 
 /** Events written into segments on this node, per zone (for /metrics). */
@@ -74,7 +72,7 @@ export class Retention implements RetainedSource {
       budget: deps.config.retentionCompactBudget,
       ingestBusy: deps.ingestBusy ?? (() => false),
       shared: deps.config.retentionStorage.kind === 's3',
-      ...(deps.compactAfterMs === undefined ? {} : { compactAfterMs: deps.compactAfterMs }),
+      compactAfterMs: deps.config.retentionCompactAfterMs,
     });
     this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
   }
