@@ -126,6 +126,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     const destinationDeps = { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock };
     const retention = new Retention({
       config,
+      nodeId,
       destinations: destinationDeps,
       queue,
       store,

@@ -24,7 +24,9 @@ import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
 export interface RetentionDeps {
-  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'retentionCompactAfterMs' | 'dataDir' | 'gzipLevel'>;
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'retentionCompactAfterMs' | 'dataDir' | 'gzipLevel' | 'filterMaxOperators' | 'filterMaxBytes' | 'replaysPerNode'>;
+  /** Names this node in the store (its replays, which it resumes after a restart). */
+  readonly nodeId: string;
   /** How replays reach job destinations. */
   readonly destinations: DestinationDeps;
   readonly queue: EventQueue;
@@ -74,7 +76,17 @@ export class Retention implements RetainedSource {
       shared: deps.config.retentionStorage.kind === 's3',
       compactAfterMs: deps.config.retentionCompactAfterMs,
     });
-    this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
+    this.replays = new Replays({
+      source: this,
+      destinations: deps.destinations,
+      store: deps.store,
+      gzipLevel: deps.config.gzipLevel,
+      filterLimits: { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes },
+      log: deps.log,
+      now: () => deps.clock.now(),
+      nodeId: deps.nodeId,
+      perNode: deps.config.replaysPerNode,
+    });
   }
 
   /** Where Logpull and replay read segments: this stage itself. */
@@ -86,6 +98,7 @@ export class Retention implements RetainedSource {
   async start(): Promise<void> {
     await this.sync();
     this.compactor.start();
+    await this.replays.resume().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not resume the replays this node ran before it stopped.'));
     void this.expireNow();
     this.expiryTimer = setInterval(() => void this.expireNow(), this.deps.expiryEveryMs ?? 60_000);
     this.expiryTimer.unref();

@@ -4,6 +4,7 @@ import { foundation } from './0001-foundation.ts';
 import { jobs } from './0002-jobs.ts';
 import { hardening } from './0003-hardening.ts';
 import { retention } from './0004-retention.ts';
+import { replayProgress } from './0006-replay-progress.ts';
 
 /** Every migration in order; names sort by their number, and a name never changes once released. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -12,5 +13,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0002-jobs': jobs(engine),
     '0003-hardening': hardening(engine),
     '0004-retention': retention(engine),
+    '0006-replay-progress': replayProgress(engine),
   };
 }
