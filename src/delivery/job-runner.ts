@@ -46,8 +46,8 @@ function wholeText(text: SectionText): BatchPart | undefined {
       return { kind: 'deflated', piece: text.piece };
     case 'plain':
       return { kind: 'text', text: text.text };
+    // (`zstd` is the retained section's codec: no job reads it.)
     case 'records':
-    // (The retained section's codec: no job reads it.)
     case 'zstd':
       return undefined;
   }

@@ -3,7 +3,8 @@
  * when the flag last changed (setting it to what it is keeps it), so while it is on, since when the zone
  * keeps its events. And each job's latest replay (retention/replay-runner.ts).
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { Database } from '../database.ts';
 import type { ReplayStatus } from '../../domain/jobs/replay-progress.ts';
 import type { StoredReplay } from '../store.ts';
 import { recordChange } from './config-change-queries.ts';
@@ -58,11 +59,7 @@ export async function saveReplay(db: Db, replay: StoredReplay): Promise<void> {
     .execute();
 }
 
-type ReplayRow = Awaited<ReturnType<typeof selectReplays>>[number];
-
-function selectReplays(db: Db) {
-  return db.selectFrom('job_replays').selectAll().execute();
-}
+type ReplayRow = Selectable<Database['job_replays']>;
 
 function replayOf(row: ReplayRow): StoredReplay {
   const ms = (ns: string): string => new Date(Number(BigInt(ns) / 1_000_000n)).toISOString();
