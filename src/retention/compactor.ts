@@ -75,6 +75,14 @@ export interface CompactionBacklog {
   readonly oldestReceivedMs: number | undefined;
 }
 
+/** How the compaction stands, for /metrics. */
+export interface CompactionStatus {
+  readonly backlog: CompactionBacklog;
+  readonly compactedHotSegments: number;
+  readonly paused: boolean;
+  readonly quarantined: readonly QuarantinedSegment[];
+}
+
 /** A zone's segment that could not be compacted, kept under `<zone>/quarantine/`. */
 export interface QuarantinedSegment {
   readonly zoneId: string;
@@ -158,6 +166,10 @@ export class Compactor {
   saturated(): boolean {
     if (this.samples.length < samplesKept / 2) return false;
     return this.samples.filter(Boolean).length >= saturatedShare * this.samples.length;
+  }
+
+  status(): CompactionStatus {
+    return { backlog: this.backlog(), compactedHotSegments: this.compactedHotSegments, paused: this.saturated(), quarantined: this.quarantined };
   }
 
   backlog(): CompactionBacklog {

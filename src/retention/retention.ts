@@ -13,7 +13,7 @@ import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
 import type { DestinationDeps } from '../destinations/create-destination.ts';
 import { httpRequests } from '../domain/datasets/http-requests.ts';
-import { Compactor } from './compactor.ts';
+import { Compactor, type CompactionStatus } from './compactor.ts';
 import { openSegmentStore } from './open-segment-store.ts';
 import { Replays } from './replay-runner.ts';
 import type { RetainedSource } from './retained-reader.ts';
@@ -87,6 +87,11 @@ export class Retention implements RetainedSource {
       nodeId: deps.nodeId,
       perNode: deps.config.replaysPerNode,
     });
+  }
+
+  /** How the compaction stands on this node (/metrics). */
+  compaction(): CompactionStatus {
+    return this.compactor.status();
   }
 
   /** Where Logpull and replay read segments: this stage itself. */
