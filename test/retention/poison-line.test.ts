@@ -47,10 +47,8 @@ describe('a line that once wedged retention', () => {
     assert.equal(poison.status, 200, await poison.text());
     assert.equal((await ingest('{"RayID":"later","EdgeStartTimestamp":"1790000000000000001"}\n')).status, 200);
     await until('both events retained', async () => (await received('RayID')).length === 2);
-    assert.deepEqual((await received('RayID,EdgeStartTimestamp')).sort((x, y) => String(x.RayID).localeCompare(String(y.RayID))), [
-      { RayID: 'b', EdgeStartTimestamp: 1790000000000000000 },
-      { RayID: 'later', EdgeStartTimestamp: 1790000000000000001 },
-    ]);
+    const lines = (await t.call('GET', `/zones/${zoneId}/logs/received?start=${startS}&end=${startS + 600}&fields=RayID,EdgeStartTimestamp`, { auth: owner })).text.split('\n').filter((l) => l !== '');
+    assert.deepEqual(lines.sort(), ['{"RayID":"b","EdgeStartTimestamp":1790000000000000000}', '{"RayID":"later","EdgeStartTimestamp":1790000000000000001}']);
     // Compacted into Parquet (normalised on the way), and the answer is the same.
     await until('the compaction', async () => (await metric('logexport_retention_hot_segments')) === 0 && (await metric('logexport_retention_compacted_segments_total')) >= 1);
     assert.deepEqual((await received('RayID')).map((r) => r.RayID).sort(), ['b', 'later']);
