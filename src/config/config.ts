@@ -70,7 +70,7 @@ export interface AppConfig {
   readonly retentionStorage: RetentionStorageConfig;
   /** A retention writer closes a segment at most this long after its first event. */
   readonly retentionFlushMs: number;
-  /** The share of one core the compaction of hot segments into Parquet may use, in (0, 1]. */
+  /** The share of one core the compaction of hot segments into Parquet may use, from 0 (this node compacts nothing) to 1. */
   readonly retentionCompactBudget: number;
   /** A hot segment is compacted at the latest this long after it was written (sooner when its partition holds enough). */
   readonly retentionCompactAfterMs: number;
@@ -130,12 +130,12 @@ function size(raw: RawEnv, name: SettingName, fallback: number, min: number): nu
   return bytes;
 }
 
-/** A decimal number in (min, max], such as 0.25. */
+/** A decimal number from `min` to `max`, such as 0.25. */
 function fraction(raw: RawEnv, name: SettingName, fallback: number, min: number, max: number): number {
   const value = raw[name];
   if (value === undefined) return fallback;
   const n = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n > min && n <= max)) fail(name, value, `a number greater than ${min} and at most ${max}, such as 0.25`);
+  if (!(n >= min && n <= max)) fail(name, value, `a number from ${min} to ${max}, such as 0.25`);
   return n;
 }
 

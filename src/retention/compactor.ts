@@ -45,7 +45,7 @@ export interface CompactorDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly dataset: Dataset;
-  /** The share of one core compaction may use, in (0, 1]. */
+  /** The share of one core compaction may use, from 0 (none: this node compacts nothing) to 1. */
   readonly budget: number;
   /** Whether ingest is busy right now (every worker has a task); sampled ten times a second. */
   readonly ingestBusy: () => boolean;
@@ -141,6 +141,7 @@ export class Compactor {
 
   /** Starts: a scan of the store for hot segments, then compaction as the budget allows. */
   start(): void {
+    if (this.deps.budget <= 0) return;
     this.sampler = setInterval(() => {
       this.samples.push(this.deps.ingestBusy());
       if (this.samples.length > samplesKept) this.samples.shift();
