@@ -1,8 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseTailSpecs, type TailSpec } from '../sources/tail/tail-spec.ts';
-import { parseS3Conf } from '../domain/jobs/destination-conf/parse-s3-conf.ts';
-import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
+import { parseS3Url, type S3Location } from '../core/s3-url.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -18,7 +17,7 @@ export type QueueConfig =
 /** Where retained segments live: a directory (one node), or an S3-compatible bucket every node shares. */
 export type RetentionStorageConfig =
   | { readonly kind: 'local'; readonly dir: string }
-  | { readonly kind: 's3'; readonly spec: S3DestinationSpec };
+  | { readonly kind: 's3'; readonly spec: S3Location };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -216,9 +215,8 @@ function retentionStorageConfig(raw: RawEnv, dataDir: string): RetentionStorageC
     return { kind: 'local', dir: path.resolve(dir) };
   }
   if (value.startsWith('s3://')) {
-    const parsed = parseS3Conf(value);
+    const parsed = parseS3Url(value);
     if (!parsed.ok) fail('LOGEXPORT_RETENTION_URL', value, `s3://bucket/prefix?region=…[&endpoint=…&access-key-id=…&secret-access-key=…] (${parsed.error.map((e) => e.message).join('; ')})`);
-    if (parsed.value.kind !== 's3') fail('LOGEXPORT_RETENTION_URL', value, 's3://bucket/prefix?region=…');
     return { kind: 's3', spec: parsed.value };
   }
   fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');

@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
+import type { S3Location } from '../core/s3-url.ts';
 import type { OpenedSegment, SegmentEntry, SegmentStore } from './segment-store.ts';
 
 function contentTypeOf(key: string): string {
@@ -25,7 +25,7 @@ export class S3SegmentStore implements SegmentStore {
   private readonly prefix: string;
   private readonly workDir: string;
 
-  constructor(spec: S3DestinationSpec, workDir: string) {
+  constructor(spec: S3Location, workDir: string) {
     const customEndpoint = spec.endpoint !== undefined;
     this.client = new S3Client({
       region: spec.region,
