@@ -32,11 +32,13 @@ function stream(url: string, headers: Readonly<Record<string, string>>): Promise
   });
 }
 
-/** A value of the node's /metrics (the first sample of that name). */
+/** A value of the node's /metrics: the sum of its samples, whatever their labels. */
 async function metric(node: NodeUnderTest, name: string): Promise<number> {
   const text = await (await fetch(`${node.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return Number(line?.split(' ')[1] ?? Number.NaN);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 export async function targetLogpull(bench: BenchContext): Promise<void> {
