@@ -6,6 +6,7 @@ import { readEnv } from './config/env.ts';
 import { AppError } from './core/app-error.ts';
 import { systemClock } from './core/clock.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
+import { readRetentionStatus } from './retention/retention-status.ts';
 import { openStore } from './store/open-store.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
 import type { Store } from './store/store.ts';
@@ -16,7 +17,7 @@ const usage = `usage:
   logexport zones create --email E --name example.com
   logexport tokens create --email E --zone ZONE_ID_OR_NAME --permissions logs:edit[,logs:read,logs:ingest]
   logexport secrets rotate [--new-secret S]   (or LOGEXPORT_NEW_SECRET; the current one is LOGEXPORT_SECRET)
-  logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts)`;
+  logexport sources [--data-dir DIR] [--tail FORMAT:PATH;…]   (the tailed files' positions and counts; retained logs' hot and quarantined segments)`;
 
 class UsageError extends Error {}
 
@@ -161,7 +162,7 @@ async function run(args: readonly string[]): Promise<void> {
   }
   if (command === 'sources') {
     const config = configFrom(args.slice(1));
-    print({ sources: readStoredTailStatus(config) });
+    print({ sources: readStoredTailStatus(config), retention: await readRetentionStatus(config) });
     return;
   }
   throw new UsageError(command === undefined ? 'a command is required' : `unknown command "${args.slice(0, 2).join(' ')}"`);

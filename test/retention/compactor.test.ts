@@ -7,7 +7,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +100,23 @@ describe('the compaction', () => {
     const names = (await segments.list(`${zone}/`)).map((e) => e.key);
     assert.ok(names.some((k) => k.includes('/quarantine/')));
     assert.equal(names.filter((k) => k.endsWith('.ndjson.zst') && !k.includes('/quarantine/')).length, 0);
+  });
+
+  it('names the quarantined segment in `logexport sources`, read from the data directory', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'logexport-compact-cli-'));
+    roots.push(dataDir);
+    const root = path.join(dataDir, 'retained');
+    fs.mkdirSync(root);
+    const segments = new LocalSegmentStore(root);
+    await putHotSegment(segments, root, zone, 'bad', ['{"RayID":"x\\ud800"}']);
+    await putHotSegment(segments, root, zone, 'later', rayLines('l', 0, 5), hotAt + 3_600_000);
+    const compactor = testCompactor(segments, path.join(root, '.work'));
+    await compactor.compactNow();
+    const bin = fileURLToPath(new URL('../../bin/logexport.mjs', import.meta.url));
+    const run = spawnSync(process.execPath, [bin, 'sources', '--data-dir', dataDir], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const printed = JSON.parse(run.stdout) as { retention: { zone_id: string; hot_segments: number; compacted_segments: number; quarantined: string[] }[] };
+    assert.deepEqual(printed.retention, [{ zone_id: zone, hot_segments: 0, hot_bytes: 0, compacted_segments: 1, quarantined: [compactor.quarantined[0]?.key] }]);
   });
 
   it('starts nothing while ingest is saturated, and catches up once it is not', async () => {
