@@ -68,15 +68,26 @@ export class S3SegmentStore implements SegmentStore {
   async listPartitions(prefix: string): Promise<readonly string[]> {
     const names: string[] = [];
     let token: string | undefined;
+    let objects = 0;
     do {
       const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, Delimiter: '/', ContinuationToken: token }));
       for (const common of page.CommonPrefixes ?? []) {
         const name = common.Prefix?.slice((this.prefix + prefix).length).replace(/\/$/, '');
         if (name !== undefined && name !== '') names.push(name);
       }
+      objects += page.Contents?.length ?? 0;
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
-    return names.sort();
+    if (names.length > 0 || objects > 0) return names.sort();
+    // Nothing at all: an empty prefix, or a server that answers no common prefixes for nested keys (some
+    // S3-compatible ones): the partitions are read from the keys themselves.
+    const found = new Set<string>();
+    for (const entry of await this.list(prefix)) {
+      const rest = entry.key.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      if (slash > 0) found.add(rest.slice(0, slash));
+    }
+    return [...found].sort();
   }
 
   async open(key: string): Promise<OpenedSegment> {
