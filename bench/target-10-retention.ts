@@ -8,16 +8,7 @@
  * end of the run with the flag on, the compaction's backlog (from /metrics) and how long it took to drain.
  */
 import type { BenchContext } from './bench-context.ts';
-import type { NodeUnderTest } from './node-under-test.ts';
-
-/** A value of the node's /metrics: the sum of its samples, whatever their labels. */
-async function metric(node: NodeUnderTest, name: string): Promise<number> {
-  const text = await (await fetch(`${node.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
+import { nodeMetric } from './node-under-test.ts';
 
 export async function targetRetention(bench: BenchContext): Promise<void> {
   console.log("10. Retention: ingest (1 job, custom fields) with the zone's retention flag on vs off");
@@ -36,12 +27,12 @@ export async function targetRetention(bench: BenchContext): Promise<void> {
         // At the end of the load: what the compaction has not done yet (the writer closes its last hot segment
         // within the flush interval, so that one is counted once it is written); then the time until none is left.
         const loadEnd = performance.now();
-        const atEnd = { bytes: await metric(node, 'logexport_retention_hot_bytes'), segments: await metric(node, 'logexport_retention_hot_segments') };
+        const atEnd = { bytes: await nodeMetric(node, 'logexport_retention_hot_bytes'), segments: await nodeMetric(node, 'logexport_retention_hot_segments') };
         let peak = atEnd;
         const giveUp = Date.now() + 600_000;
         for (;;) {
-          const written = await metric(node, 'logexport_retention_written_events_total');
-          const now = { bytes: await metric(node, 'logexport_retention_hot_bytes'), segments: await metric(node, 'logexport_retention_hot_segments') };
+          const written = await nodeMetric(node, 'logexport_retention_written_events_total');
+          const now = { bytes: await nodeMetric(node, 'logexport_retention_hot_bytes'), segments: await nodeMetric(node, 'logexport_retention_hot_segments') };
           if (now.bytes > peak.bytes) peak = now;
           if ((written >= result.accepted && now.segments === 0) || Date.now() > giveUp) break;
           await new Promise((resolve) => setTimeout(resolve, 250));

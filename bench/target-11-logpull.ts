@@ -9,7 +9,7 @@ import http from 'node:http';
 import { httpRequests } from '../src/domain/datasets/http-requests.ts';
 import type { BenchContext } from './bench-context.ts';
 import { runBaseline } from './baseline.ts';
-import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
+import { nodeMetric, postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 
 const total = 1_000_000;
 const perRequest = 2000;
@@ -30,15 +30,6 @@ function stream(url: string, headers: Readonly<Record<string, string>>): Promise
       })
       .on('error', reject);
   });
-}
-
-/** A value of the node's /metrics: the sum of its samples, whatever their labels. */
-async function metric(node: NodeUnderTest, name: string): Promise<number> {
-  const text = await (await fetch(`${node.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
 export async function targetLogpull(bench: BenchContext): Promise<void> {
@@ -79,7 +70,7 @@ export async function targetLogpull(bench: BenchContext): Promise<void> {
     compactingNode = await startNodeUnderTest({ LOGEXPORT_DATA_DIR: node.dataDir, LOGEXPORT_RETENTION_FLUSH: '2s', LOGEXPORT_RETENTION_COMPACT_BUDGET: '1', LOGEXPORT_RETENTION_COMPACT_AFTER: '0s' }, [], { reuse: node });
     const compactStart = performance.now();
     await new Promise((r) => setTimeout(r, 2000));
-    while ((await metric(compactingNode, 'logexport_retention_hot_segments')) > 0) await new Promise((r) => setTimeout(r, 500));
+    while ((await nodeMetric(compactingNode, 'logexport_retention_hot_segments')) > 0) await new Promise((r) => setTimeout(r, 500));
     bench.line('compaction of the hour (one DuckDB thread)', `${((performance.now() - compactStart) / 1000).toFixed(1)} s for ${accepted} events`);
     const compacted = await measure(compactingNode, 'compacted segments');
     bench.verdict('11', hot >= 2 && compacted >= 2, `hot tier ${hot.toFixed(2)}×, compacted ${compacted.toFixed(2)}× the baseline chain (target ≥ 2× from both; 0 means records were missing)`);
