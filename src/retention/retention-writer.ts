@@ -10,7 +10,7 @@
  * loses nothing that ingest acknowledged: the recorded range is written again first, under the same name —
  * unless a compaction already holds it, in which case it is only committed.
  */
-import fs from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
@@ -67,10 +67,14 @@ export interface RetainedFrame {
   readonly events: number;
 }
 
-/** The open hot segment: its queue range, and its frames. */
+/**
+ * The open hot segment: its queue range, and the file of the work directory its frames are appended to as
+ * they come (holding them until the flush would keep each chunk's whole payload alive, and the garbage
+ * collector busy, for the flush interval).
+ */
 class PendingSegment {
   readonly segments: BatchSegment[] = [];
-  readonly frames: Buffer[] = [];
+  file: { readonly path: string; readonly handle: FileHandle; closed: boolean } | undefined;
   bytes = 0;
   events = 0;
   firstAppendMs = 0;
@@ -91,7 +95,41 @@ class PendingSegment {
   batch(): InflightBatch {
     return { rangeId: rangeIdOf(this.segments), segments: [...this.segments], firstAppendMs: this.firstAppendMs, lastAppendMs: this.lastAppendMs };
   }
+
+  /** Appends a frame to the segment's file in `workDir`. */
+  async appendFrame(frame: Uint8Array, workDir: string): Promise<void> {
+    if (this.file === undefined) {
+      await fs.mkdir(workDir, { recursive: true });
+      const file = path.join(workDir, `${hotTemporaryPrefix}${randomBytes(6).toString('hex')}`);
+      this.file = { path: file, handle: await fs.open(file, 'w'), closed: false };
+    }
+    await this.file.handle.write(frame);
+  }
+
+  /** Closes the file (its data synced) and answers its path. */
+  async closeFile(): Promise<string | undefined> {
+    const file = this.file;
+    if (file === undefined) return undefined;
+    if (!file.closed) {
+      await file.handle.sync();
+      await file.handle.close();
+      file.closed = true;
+    }
+    return file.path;
+  }
+
+  /** Gives the file up (the segment was stored, or is left to the next start). */
+  async discard(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (file === undefined) return;
+    if (!file.closed) await file.handle.close().catch(() => {});
+    await fs.rm(file.path, { force: true });
+  }
 }
+
+/** The name every hot segment's file in the work directory starts with (left ones are removed at start). */
+export const hotTemporaryPrefix = 'hot-';
 
 const newline = Buffer.from('\n');
 
@@ -169,6 +207,8 @@ export class RetentionWriter {
         if (!this.pending.isEmpty) await this.flush(consumer);
       }
     } finally {
+      // An open segment not written (an abort) stays queued for the next start; its file goes.
+      await this.pending.discard();
       await consumer.close();
     }
   }
@@ -196,7 +236,7 @@ export class RetentionWriter {
     const retained = await this.retainedOf(chunk, chunk.firstRecord, chunk.count);
     const hour = this.pending.hour();
     if (retained !== undefined && hour !== undefined && hourPartitionOf(retained.receivedMs) !== hour && !(await this.flush(consumer))) return false;
-    this.append(this.pending, chunk, chunk.firstRecord, chunk.count, retained);
+    await this.append(this.pending, chunk, chunk.firstRecord, chunk.count, retained);
     if (this.pending.bytes >= maxSegmentBytes) return this.flush(consumer);
     return true;
   }
@@ -210,7 +250,7 @@ export class RetentionWriter {
     }
   }
 
-  private append(pending: PendingSegment, chunk: QueueChunk, from: number, to: number, retained: RetainedFrame | undefined): void {
+  private async append(pending: PendingSegment, chunk: QueueChunk, from: number, to: number, retained: RetainedFrame | undefined): Promise<void> {
     if (pending.isEmpty) {
       pending.firstAppendMs = chunk.appendedAtMs;
       pending.openedAtMs = this.deps.clock.now();
@@ -218,7 +258,7 @@ export class RetentionWriter {
     pending.lastAppendMs = Math.max(pending.lastAppendMs, chunk.appendedAtMs);
     pending.segments.push({ seq: chunk.seq, from, to });
     if (retained === undefined) return;
-    pending.frames.push(retained.frame);
+    await pending.appendFrame(retained.frame, this.deps.workDir);
     pending.bytes += retained.frame.length;
     pending.events += retained.events;
     pending.firstReceivedMs = Math.min(pending.firstReceivedMs, retained.receivedMs);
@@ -233,7 +273,7 @@ export class RetentionWriter {
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
       if (chunk === undefined) continue;
-      this.append(pending, chunk, segment.from, segment.to, await this.retainedOf(chunk, segment.from, segment.to));
+      await this.append(pending, chunk, segment.from, segment.to, await this.retainedOf(chunk, segment.from, segment.to));
     }
     return this.store(consumer, inflight, pending, true);
   }
@@ -250,35 +290,30 @@ export class RetentionWriter {
   private async store(consumer: QueueConsumer, batch: InflightBatch, pending: PendingSegment, recovering: boolean): Promise<boolean> {
     const key = pending.events > 0 ? hotSegmentKey(this.zoneId, batch.rangeId, pending.firstReceivedMs, pending.lastReceivedMs) : undefined;
     let stored = key === undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (!stored && key !== undefined) {
-          // Written before (a crash, or a try whose answer was lost) and compacted meanwhile: writing it again would hold its events twice.
-          if ((recovering || attempt > 1) && (await isCompacted(this.deps.segments, key))) stored = true;
-          else await this.writeSegment(key, pending.frames);
-          stored = true;
-        }
-        await consumer.commit(batch);
-        if (key !== undefined) this.deps.onWritten?.({ zoneId: this.zoneId, key, bytes: pending.bytes, events: pending.events });
-        return true;
-      } catch (error) {
-        if (attempt === 1 || attempt % 10 === 0) this.deps.log.error({ err: error, zoneId: this.zoneId }, `A retained segment of zone ${this.zoneId} could not be written; trying again.`);
-        // Stopping: a few quick tries, then what is left stays queued for the next start.
-        if (this.stopMode === 'abort' || (this.stopMode === 'drain' && attempt >= 3)) return false;
-        if (!(await this.sleep(Math.min(60_000, 1000 * 2 ** Math.min(attempt - 1, 6)), this.stopMode === 'drain'))) return false;
-      }
-    }
-  }
-
-  /** The frames laid end to end in a file of the work directory, then stored under the key. */
-  private async writeSegment(key: string, frames: readonly Buffer[]): Promise<void> {
-    await fs.mkdir(this.deps.workDir, { recursive: true });
-    const temporary = path.join(this.deps.workDir, `hot-${randomBytes(6).toString('hex')}`);
     try {
-      await fs.writeFile(temporary, frames);
-      await this.deps.segments.put(key, temporary);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (!stored && key !== undefined) {
+            // Written before (a crash, or a try whose answer was lost) and compacted meanwhile: writing it again would hold its events twice.
+            if ((recovering || attempt > 1) && (await isCompacted(this.deps.segments, key))) stored = true;
+            else {
+              const file = await pending.closeFile();
+              if (file !== undefined) await this.deps.segments.put(key, file);
+            }
+            stored = true;
+          }
+          await consumer.commit(batch);
+          if (key !== undefined) this.deps.onWritten?.({ zoneId: this.zoneId, key, bytes: pending.bytes, events: pending.events });
+          return true;
+        } catch (error) {
+          if (attempt === 1 || attempt % 10 === 0) this.deps.log.error({ err: error, zoneId: this.zoneId }, `A retained segment of zone ${this.zoneId} could not be written; trying again.`);
+          // Stopping: a few quick tries, then what is left stays queued for the next start.
+          if (this.stopMode === 'abort' || (this.stopMode === 'drain' && attempt >= 3)) return false;
+          if (!(await this.sleep(Math.min(60_000, 1000 * 2 ** Math.min(attempt - 1, 6)), this.stopMode === 'drain'))) return false;
+        }
+      }
     } finally {
-      await fs.rm(temporary, { force: true });
+      await pending.discard();
     }
   }
 

@@ -5,6 +5,7 @@
  * background under a CPU budget, removes segments older than the retention, and serves the reads Logpull
  * and replay make over both tiers. The composition root builds one per node.
  */
+import fs from 'node:fs/promises';
 import type { AppConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import { CoalescedRuns } from '../core/coalesced-runs.ts';
@@ -101,6 +102,8 @@ export class Retention implements RetainedSource {
 
   /** Starts a writer for every zone with the flag on, the compaction and the expiry. */
   async start(): Promise<void> {
+    // What a stopped node left in its work directory (a hot segment's or a compaction's file) is of no use.
+    await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => {});
     await this.sync();
     this.compactor.start();
     await this.replays.resume().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not resume the replays this node ran before it stopped.'));
