@@ -215,3 +215,12 @@ export async function postLoad(
   await Promise.all(Array.from({ length: concurrency }, loop));
   agent.destroy();
 }
+
+/** A value of a node's /metrics: the sum of its samples, whatever their labels. */
+export async function nodeMetric(node: Pick<NodeUnderTest, 'url'>, name: string): Promise<number> {
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}

@@ -142,18 +142,22 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       (error) => logRef.current?.error({ err: error }, 'Could not append events to the queue; the request was refused with 503.'),
       live,
       figures,
+      () => clock.now(),
     );
     let accepting = true;
 
     const destinationDeps = { exportRoot: config.exportRoot, allowPrivate: config.allowPrivateDestinations, timeoutMs: config.deliveryTimeoutMs, clock };
     const retention = new Retention({
       config,
+      nodeId,
       destinations: destinationDeps,
       queue,
       store,
       clock,
       log: deferredLog,
       ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
+      // Ingest is saturated when every worker has a request to process: the compaction of retained segments waits.
+      ingestBusy: () => config.workers > 0 && workers.pendingOnWorkers() >= config.workers,
     });
     closers.push(() => retention.stop());
 

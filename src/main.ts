@@ -13,6 +13,7 @@ import { runDoctor } from './cli/doctor.ts';
 import { ingestReport } from './cli/ingest-report.ts';
 import { openStoreWithin } from './cli/open-store-within.ts';
 import { readStoredTailStatus } from './sources/tail/stored-tail-status.ts';
+import { readRetentionStatus } from './retention/retention-status.ts';
 import { openStore } from './store/open-store.ts';
 import { makeDataDirPrivate } from './private-data-dir.ts';
 import { rotateSecrets } from './secrets/open-secrets.ts';
@@ -221,7 +222,7 @@ async function runCommand(args: readonly string[]): Promise<void> {
     const opened = config.database.kind === 'sqlite' && !fs.existsSync(config.database.path) ? undefined : await openStoreWithin(config.database, 5000);
     const store = opened !== undefined && 'store' in opened ? opened.store : undefined;
     try {
-      print({ sources: readStoredTailStatus(config), ingest: await ingestReport(config.dataDir, store) });
+      print({ sources: readStoredTailStatus(config), ingest: await ingestReport(config.dataDir, store), retention: await readRetentionStatus(config) });
     } finally {
       await store?.close();
     }

@@ -16,6 +16,7 @@ import type { ZoneDirectory } from '../sources/zone-directory.ts';
 import type { TailStatus } from '../sources/tail/tail-status.ts';
 import type { RetainedSource } from '../retention/retained-reader.ts';
 import type { Replays } from '../retention/replay-runner.ts';
+import type { CompactionStatus } from '../retention/compactor.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -70,6 +71,8 @@ export interface RetentionApi {
   afterDisable(zoneId: string): Promise<void>;
   /** Retained events this node wrote into segments, per zone. */
   readonly written: ReadonlyMap<string, number>;
+  /** How the compaction of hot segments stands on this node. */
+  compaction(): CompactionStatus;
   /** Replays of jobs over past windows, run by this node. */
   readonly replays: Replays;
 }

@@ -24,6 +24,7 @@ export const auditActions = [
   'job.disable',
   'job.delete',
   'job.replay',
+  'job.replay.cancel',
   'ownership.challenge',
   'retention.update',
   'live_session.create',

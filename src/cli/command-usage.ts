@@ -51,7 +51,8 @@ export const commandUsages: readonly CommandUsage[] = [
     about:
       "Prints how events came in, from the data directory of a running or a stopped node: each tailed file's\n" +
       'position and counts, and per zone and way in (http, otlp, tail) the events accepted, dropped (no_job: no\n' +
-      'enabled job exports them) and rejected by reason (docs/sources.md).',
+      'enabled job exports them) and rejected by reason (docs/sources.md); and the retained logs\' hot, compacting\n' +
+      'and quarantined segments (docs/retention.md).',
   },
   {
     name: 'doctor',

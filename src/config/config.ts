@@ -1,8 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseTailSpecs, type TailSpec } from '../sources/tail/tail-spec.ts';
-import { parseS3Conf } from '../domain/jobs/destination-conf/parse-s3-conf.ts';
-import type { S3DestinationSpec } from '../domain/jobs/destination-spec.ts';
+import { parseS3Url, type S3Location } from '../core/s3-url.ts';
 import type { RawEnv, SettingName } from './env.ts';
 
 /** Where the store lives: an embedded SQLite file, or a PostgreSQL server. */
@@ -18,7 +17,7 @@ export type QueueConfig =
 /** Where retained segments live: a directory (one node), or an S3-compatible bucket every node shares. */
 export type RetentionStorageConfig =
   | { readonly kind: 'local'; readonly dir: string }
-  | { readonly kind: 's3'; readonly spec: S3DestinationSpec };
+  | { readonly kind: 's3'; readonly spec: S3Location };
 
 /** The validated, frozen configuration every part of the service is built from. */
 export interface AppConfig {
@@ -76,6 +75,14 @@ export interface AppConfig {
   readonly maxZonesPerUser: number;
   /** Instant Logs: viewers one session, and one zone, may have at once. */
   readonly liveMaxViewers: number;
+  /** The share of one core the compaction of hot segments into Parquet may use, from 0 (this node compacts nothing) to 1. */
+  readonly retentionCompactBudget: number;
+  /** A hot segment is compacted at the latest this long after it was written (sooner when its partition holds enough). */
+  readonly retentionCompactAfterMs: number;
+  /** The longest window one replay may cover (default: the retention). */
+  readonly replayMaxWindowMs: number;
+  /** Replays one node runs at once; the others wait in a queue. */
+  readonly replaysPerNode: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -126,6 +133,15 @@ function size(raw: RawEnv, name: SettingName, fallback: number, min: number): nu
   const bytes = Number(m[1]) * (sizeUnits[m[2] ?? ''] ?? 1);
   if (bytes < min) fail(name, value, `a size of at least ${min} bytes`);
   return bytes;
+}
+
+/** A decimal number from `min` to `max`, such as 0.25. */
+function fraction(raw: RawEnv, name: SettingName, fallback: number, min: number, max: number): number {
+  const value = raw[name];
+  if (value === undefined) return fallback;
+  const n = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min && n <= max)) fail(name, value, `a number from ${min} to ${max}, such as 0.25`);
+  return n;
 }
 
 function boolean(raw: RawEnv, name: SettingName, fallback: boolean): boolean {
@@ -220,9 +236,8 @@ function retentionStorageConfig(raw: RawEnv, dataDir: string): RetentionStorageC
     return { kind: 'local', dir: path.resolve(dir) };
   }
   if (value.startsWith('s3://')) {
-    const parsed = parseS3Conf(value);
+    const parsed = parseS3Url(value);
     if (!parsed.ok) fail('LOGEXPORT_RETENTION_URL', value, `s3://bucket/prefix?region=…[&endpoint=…&access-key-id=…&secret-access-key=…] (${parsed.error.map((e) => e.message).join('; ')})`);
-    if (parsed.value.kind !== 's3') fail('LOGEXPORT_RETENTION_URL', value, 's3://bucket/prefix?region=…');
     return { kind: 's3', spec: parsed.value };
   }
   fail('LOGEXPORT_RETENTION_URL', value, 'file:///absolute/dir or s3://bucket/prefix?region=…');
@@ -249,6 +264,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) fail('LOGEXPORT_METRICS_TOKEN', '…', 'at least 16 printable characters without spaces');
   const logLevel = raw.LOGEXPORT_LOG_LEVEL ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) fail('LOGEXPORT_LOG_LEVEL', logLevel, logLevels.join(', '));
+  const retentionDays = integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366);
   const config: AppConfig = {
     host,
     port: integer(raw, 'LOGEXPORT_PORT', 8787, 0, 65535),
@@ -281,12 +297,16 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     authFailuresPerMinute: integer(raw, 'LOGEXPORT_AUTH_FAILURES_PER_MINUTE', 10, 1, 100_000),
     auditDays: integer(raw, 'LOGEXPORT_AUDIT_DAYS', 90, 1, 36_500),
     tail: tailSpecs(raw, cwd),
-    retentionDays: integer(raw, 'LOGEXPORT_RETENTION_DAYS', 7, 1, 366),
+    retentionDays,
     retentionStorage: retentionStorageConfig(raw, dataDir),
     retentionFlushMs: duration(raw, 'LOGEXPORT_RETENTION_FLUSH', 10_000, 10),
     zoneVerification: zoneVerification(raw),
     maxZonesPerUser: integer(raw, 'LOGEXPORT_MAX_ZONES_PER_USER', 50, 1, 1_000_000),
     liveMaxViewers: integer(raw, 'LOGEXPORT_LIVE_MAX_VIEWERS', 8, 1, 10_000),
+    retentionCompactBudget: fraction(raw, 'LOGEXPORT_RETENTION_COMPACT_BUDGET', 0.25, 0, 1),
+    retentionCompactAfterMs: duration(raw, 'LOGEXPORT_RETENTION_COMPACT_AFTER', 5 * 60_000, 0),
+    replayMaxWindowMs: duration(raw, 'LOGEXPORT_REPLAY_MAX_WINDOW', retentionDays * 86_400_000, 1000),
+    replaysPerNode: integer(raw, 'LOGEXPORT_REPLAYS_PER_NODE', 2, 1, 64),
   };
   return Object.freeze(config);
 }

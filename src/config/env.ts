@@ -47,6 +47,11 @@ export const settingNames = [
   'LOGEXPORT_ZONE_VERIFICATION',
   'LOGEXPORT_MAX_ZONES_PER_USER',
   'LOGEXPORT_LIVE_MAX_VIEWERS',
+  // Retention's two tiers and replay limits (issue 24).
+  'LOGEXPORT_RETENTION_COMPACT_BUDGET',
+  'LOGEXPORT_RETENTION_COMPACT_AFTER',
+  'LOGEXPORT_REPLAY_MAX_WINDOW',
+  'LOGEXPORT_REPLAYS_PER_NODE',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

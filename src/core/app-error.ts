@@ -42,7 +42,7 @@ export const errorCatalogue = {
   logpullInvalid: { code: 13400, status: 400, message: 'The Logpull request is not valid' },
   retentionOff: { code: 13401, status: 400, message: 'Log retention is off for this zone: turn it on with POST …/logs/control/retention/flag {"flag": true}' },
   replayInvalid: { code: 13402, status: 400, message: 'The replay request is not valid' },
-  replayRunning: { code: 13429, status: 429, message: 'A replay of this job is already running; wait for it to finish' },
+  replayRunning: { code: 13429, status: 429, message: 'A replay of this job is already running or queued; wait for it to finish, or cancel it with DELETE …/replay' },
   // Tenancy (issue 23): zone limits and verification, API tokens.
   zoneLimitReached: { code: 10601, status: 403, message: 'creating a new zone is not allowed: the user has as many zones as allowed' },
   zoneVerificationFailed: { code: 10602, status: 400, message: "The zone's DNS TXT record was not found or does not hold its verification token" },

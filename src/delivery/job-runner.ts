@@ -15,8 +15,7 @@ import type { EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } 
 import type { Job, JobStatus, Store } from '../store/store.ts';
 import { recordAudit, systemActor } from '../audit/record-audit.ts';
 import { Batcher, batchFraming, bytesOf, compressBatch, noBatchLimits, type BatchFraming, type BatchPart } from './batcher.ts';
-import { chunkSection, eventStatus, type ChunkSection, type SectionText } from '../ingest/chunk-format.ts';
-import { inflateText } from '../ingest/deflated-text.ts';
+import { chunkSection, eventStatus, plainTextOf, type ChunkSection, type SectionText } from '../ingest/chunk-format.ts';
 import { deliverWithRetry, sleep, type RetryPolicy } from './deliver-with-retry.ts';
 import { tallyDrop, type BatchTally, type JobCounters } from './job-counters.ts';
 import type { JobPlan } from '../ingest/job-plan.ts';
@@ -47,7 +46,9 @@ function wholeText(text: SectionText): BatchPart | undefined {
       return { kind: 'deflated', piece: text.piece };
     case 'plain':
       return { kind: 'text', text: text.text };
+    // (`zstd` is the retained section's codec: no job reads it.)
     case 'records':
+    case 'zstd':
       return undefined;
   }
 }
@@ -245,7 +246,7 @@ export class JobRunner {
       batcher.consumeText(chunk.seq, from, to, chunk.appendedAtMs, whole, kept, now);
       return !batcher.shouldClose(now) || makeRoom();
     }
-    const text = section.text.kind === 'deflated' ? await inflateText(section.text.piece) : section.text.text;
+    const text = await plainTextOf(section.text);
     // The loop only waits when it delivers, so the time is read once and again after each delivery.
     let now = this.deps.clock.now();
     for (let index = from; index < to; index++) {

@@ -13,19 +13,22 @@
  *   per section: jobId  kept  statusOffset  lengthsOffset  dataOffset  dataLength  deflated  crc  textLength
  *                delimiterLength
  *   then each section's data: one status byte per event, one u32 length per kept record, the text
- *   (`deflated` 1: compressed, crc and textLength describe the text before compression; 0: as it is)
+ *   (`deflated` 1: compressed, crc and textLength describe the text before compression; 0: as it is;
+ *   2: the retained section, whose data is the receive time of its events (u64, Unix ms) and then the text
+ *   as one zstd frame, which the retention writer appends to a hot segment as it is — crc is 0)
  * The first layout, "LXC1" (sections of six integers, the kept records stored as they are, one after the
  * other), is still read, so chunks queued by an earlier version are delivered.
  */
-import { deflateTextSync, type DeflatedText } from './deflated-text.ts';
+import { deflateTextSync, inflateText, type DeflatedText } from './deflated-text.ts';
+import { unzstd, zstdFrame } from './zstd-frame.ts';
 
 /** Kept text at least this long is compressed at ingest; shorter text is compressed by the runner with its neighbours'. */
 export const minDeflatedTextBytes = 128 * 1024;
 
 /**
  * The section id of a zone's retained events (job ids start at 1): while the zone's retention flag is on,
- * every event is kept in it whole, as canonical JSON after capture, one per line, for the retention
- * writer (src/retention/) to turn into segments.
+ * every event is kept in it whole, as JSON after capture with its receive time, one per line, compressed as
+ * one zstd frame, for the retention writer (src/retention/) to append to a hot segment.
  */
 export const retainedSectionId = 0;
 
@@ -43,8 +46,10 @@ export interface SectionInput {
   readonly delimiterLength: number;
   /** The kept records joined by the delimiter. */
   readonly text: Buffer;
-  /** The zlib level of this section's text, when not the chunk's; 0 stores it as it is (the retained section). */
+  /** The zlib level of this section's text, when not the chunk's; 0 stores it as it is. */
   readonly level?: number;
+  /** Stores the text as one zstd frame, whatever its length, with the time its events were received (the retained section). */
+  readonly zstd?: { readonly receivedMs: number };
 }
 
 /** How a section holds the text of its kept records. */
@@ -54,19 +59,25 @@ export type SectionText =
   /** Joined by the record delimiter, as it is. */
   | { readonly kind: 'plain'; readonly text: Buffer }
   /** The first layout: one after the other, without delimiters. */
-  | { readonly kind: 'records'; readonly text: Buffer };
+  | { readonly kind: 'records'; readonly text: Buffer }
+  /** Joined by the record delimiter (which also ends the last), as one zstd frame; every event received at `receivedMs`. */
+  | { readonly kind: 'zstd'; readonly frame: Buffer; readonly receivedMs: number };
 
 const magicV1 = 0x3143584c; // "LXC1" little-endian
 const magicV2 = 0x3243584c; // "LXC2"
 const headerBytes = 12;
 const sectionHeaderBytesV1 = 24;
 const sectionHeaderBytes = 40;
+/** The receive time before a zstd section's frame. */
+const receivedBytes = 8;
 
 /** Writes a chunk payload, compressing each long enough text at `gzipLevel`. */
 export function encodeChunk(events: number, sections: readonly SectionInput[], gzipLevel: number): Buffer {
-  const texts = sections.map((s) => (s.level !== 0 && s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, s.level ?? gzipLevel) : undefined));
+  const texts = sections.map((s) => (s.zstd === undefined && s.level !== 0 && s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, s.level ?? gzipLevel) : undefined));
+  const frames = sections.map((s) => (s.zstd === undefined ? undefined : zstdFrame(s.text)));
+  const dataOf = (s: SectionInput, i: number): number => (frames[i] === undefined ? (texts[i]?.deflated.byteLength ?? s.text.length) : receivedBytes + (frames[i]?.length ?? 0));
   let size = headerBytes + sections.length * sectionHeaderBytes;
-  sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + (texts[i]?.deflated.byteLength ?? s.text.length)));
+  sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + dataOf(s, i)));
   // Its own memory (not the shared pool), so a worker can transfer it to the main thread.
   const out = Buffer.allocUnsafeSlow(size);
   out.writeUInt32LE(magicV2, 0);
@@ -89,12 +100,33 @@ export function encodeChunk(events: number, sections: readonly SectionInput[], g
     }
     const dataOffset = cursor;
     const deflated = texts[i];
-    out.set(deflated?.deflated ?? s.text, dataOffset);
-    cursor += deflated?.deflated.byteLength ?? s.text.length;
-    const fields = [s.jobId, s.recordLengths.length, statusOffset, lengthsOffset, dataOffset, cursor - dataOffset, deflated === undefined ? 0 : 1, deflated?.crc ?? 0, s.text.length, s.delimiterLength];
+    const frame = frames[i];
+    if (frame !== undefined && s.zstd !== undefined) {
+      out.writeBigUInt64LE(BigInt(s.zstd.receivedMs), cursor);
+      out.set(frame, cursor + receivedBytes);
+      cursor += receivedBytes + frame.length;
+    } else {
+      out.set(deflated?.deflated ?? s.text, dataOffset);
+      cursor += deflated?.deflated.byteLength ?? s.text.length;
+    }
+    const codec = frame !== undefined ? 2 : deflated === undefined ? 0 : 1;
+    const fields = [s.jobId, s.recordLengths.length, statusOffset, lengthsOffset, dataOffset, cursor - dataOffset, codec, deflated?.crc ?? 0, s.text.length, s.delimiterLength];
     fields.forEach((value, k) => out.writeUInt32LE(value >>> 0, header + 4 * k));
   });
   return out;
+}
+
+/** A section's text as it is (its records joined by the delimiter), decompressed whatever its codec. */
+export async function plainTextOf(text: SectionText): Promise<Buffer> {
+  switch (text.kind) {
+    case 'deflated':
+      return inflateText(text.piece);
+    case 'zstd':
+      return unzstd(text.frame);
+    case 'plain':
+    case 'records':
+      return text.text;
+  }
 }
 
 /** How many events were kept, filtered out and sampled out. */
@@ -162,7 +194,7 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
         }
         return { kept, filteredOut: to - from - kept - sampledOut, sampledOut };
       },
-      text: firstLayout ? { kind: 'records', text: data } : at(6) === 1 ? { kind: 'deflated', piece: { deflated: data, crc: at(7), length: at(8) } } : { kind: 'plain', text: data },
+      text: firstLayout ? { kind: 'records', text: data } : sectionTextOf(at(6), data, at(7), at(8)),
       recordOf: (text, event) => {
         if (starts === undefined) index();
         const start = starts?.[event] ?? -1;
@@ -172,6 +204,19 @@ export function chunkSection(payload: Uint8Array, jobId: number): ChunkSection |
     };
   }
   return undefined;
+}
+
+function sectionTextOf(codec: number, data: Buffer, crc: number, length: number): SectionText {
+  switch (codec) {
+    case 0:
+      return { kind: 'plain', text: data };
+    case 1:
+      return { kind: 'deflated', piece: { deflated: data, crc, length } };
+    case 2:
+      return { kind: 'zstd', frame: data.subarray(receivedBytes), receivedMs: Number(data.readBigUInt64LE(0)) };
+    default:
+      throw new Error(`a chunk section of an unknown codec (${codec})`);
+  }
 }
 
 function toBuffer(payload: Uint8Array): Buffer {

@@ -67,6 +67,8 @@ export interface IngestTask {
   /** Identifies `plan`; the same key always means the same plan. */
   readonly planKey: string;
   readonly plan: PlanSource;
+  /** When the request was received (Unix ms, the node's clock): the receive time of the events' retained copy. */
+  readonly receivedAtMs?: number;
 }
 
 /** What processing answered: the chunks to queue, or the error to answer with. */
@@ -161,7 +163,7 @@ export function runIngestTask(task: IngestTask, cache: PlanCache): TaskResult {
   const decoded = decodeUtf8(raw);
   if (decoded === undefined) return { ok: false, kind: 'ingestInvalid', details: [{ message: 'The body is not valid UTF-8' }] };
   const plan = cache.plan(task.planKey, task.plan, task.dataset);
-  const outcome = processIngestText(decoded.text, parse, plan, task.badLines, { bytes: raw, ascii: decoded.ascii });
+  const outcome = processIngestText(decoded.text, parse, plan, task.badLines, { bytes: raw, ascii: decoded.ascii }, task.receivedAtMs);
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   // Identifies the request's content, so a retried request is stored once where the queue can tell.
   const dedupeKey = createHash('sha256').update(raw).digest('hex');
@@ -178,7 +180,7 @@ function runOtlpTask(task: IngestTask, format: BodyFormat & { kind: 'otlp' }, ra
   if (format.splitByHost) return { ok: true, accepted: 0, chunks: [], dedupeKey, live: [], otlp: { total, rejections, groups } };
   const joined = joinGroups(groups);
   if (joined.records.length === 0) return { ok: true, accepted: 0, chunks: [], dedupeKey, live: [], otlp: { total, rejections } };
-  const outcome = processIngestText(joined.text, parse, cache.plan(task.planKey, task.plan, task.dataset), 'skip');
+  const outcome = processIngestText(joined.text, parse, cache.plan(task.planKey, task.plan, task.dataset), 'skip', undefined, task.receivedAtMs);
   if (!outcome.ok) return { ok: false, kind: 'ingestInvalid', details: outcome.problems };
   const skipped = outcome.skipped === undefined ? rejections : mergeRejections(rejections, skippedRejections(outcome.skipped, joined.records));
   return { ok: true, accepted: outcome.accepted, chunks: outcome.chunks, dedupeKey, live: outcome.live, otlp: { total, rejections: skipped } };

@@ -71,6 +71,7 @@ export class Ingestor {
   readonly figures: IngestFigures;
   /** The figures of each zone. */
   readonly counters: Map<string, IngestCounters>;
+  private readonly now: () => number;
   /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
   readonly unrouted: Record<string, number>;
   /** Zones the node's tailed files have met, whose plans go with every batch. */
@@ -78,6 +79,7 @@ export class Ingestor {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
+  /** `now` is the node's clock: when a request is received, which its retained copy records. */
   constructor(
     queue: EventQueue,
     snapshots: ZoneSnapshots,
@@ -85,7 +87,9 @@ export class Ingestor {
     onAppendError: (error: unknown) => void = () => {},
     live: LiveTaps = noLiveTaps,
     figures: IngestFigures = new IngestFigures(systemClock),
+    now: () => number = Date.now,
   ) {
+    this.now = now;
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
@@ -208,6 +212,7 @@ export class Ingestor {
       ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
       ...(body.format === undefined ? {} : { format: body.format }),
       ...this.withLiveSessions(zoneId, dataset.id, snapshot),
+      receivedAtMs: this.now(),
     });
     if (!result.ok) {
       this.figures.count(zoneId, way, { rejected_requests: 1 });

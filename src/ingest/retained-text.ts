@@ -1,14 +1,19 @@
 /**
- * The retained section of a chunk being built: each event whole, one JSON object per line, for the
- * retention writer to load into a segment (src/retention/). When the request line already says everything
- * in its canonical form — timestamps as their nanosecond digits, as edges send them (the parser tells) —
- * the line's own bytes are copied from the request body, with the captured custom fields added, instead of
- * serialising the record again: the copy costs a fraction of a microsecond, a `JSON.stringify` of the
- * record and the encoding of its text many. The writer reads only dataset fields, so the raw header arrays
- * the line also carries are ignored there. Other events (no body bytes to copy, a timestamp rewritten) are
- * kept as the record's JSON. The section is compressed at the fastest level: stored as it is, it cost the
- * queue more (writing, syncing and reading back a kilobyte and a half more per event) than the compression
- * costs here. Pure.
+ * The retained copy of a chunk's events: each event whole, one JSON object per line that starts with the
+ * time the events were received (`{"_received_ms":…,`) and ends with a newline, compressed as one zstd
+ * frame (zstd-frame.ts) — what the retention writer appends to a zone's hot segment as it is, and what
+ * DuckDB reads with the same columns as a compacted Parquet segment (src/retention/segment-schema.ts).
+ *
+ * An event comes in one of two ways, and costs next to nothing beyond the compression either way:
+ * - its **line**: when the request line already says everything in its canonical form (timestamps as their
+ *   nanosecond digits, as edges send them; the parser tells) and the body is ASCII, the line's own bytes are
+ *   copied from the request body, with what capture added appended as JSON members. A `JSON.stringify` of
+ *   the record and the encoding of its text would cost many microseconds. The raw header arrays the line
+ *   also carries are no column of a segment, so readers skip them.
+ * - its **record**: the checked event object (a source's events, or a line that is not canonical), written
+ *   as JSON.
+ * A line with a key twice is copied too (finding one would cost every line a scan); the retention stage
+ * rewrites such a line from the parsed event when it meets it (src/retention/hot-repair.ts). Pure.
  */
 import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
@@ -19,6 +24,9 @@ export interface RequestBody {
   readonly bytes: Uint8Array;
   readonly ascii: boolean;
 }
+
+/** The member every retained line starts with: when the event was received (Unix ms), a column of every segment. */
+export const receivedMember = '_received_ms';
 
 const comma = 0x2c;
 const closingBrace = 0x7d;
@@ -31,12 +39,16 @@ function isSpace(code: number | undefined): boolean {
 
 /** The retained events of one chunk; `take` turns them into the chunk's section and starts afresh. */
 export class RetainedSection {
-  /** Per event: where its line starts in the body, or -1 when the event is all in `texts`. */
+  private readonly body: RequestBody | undefined;
+  /** `{"_received_ms":<ms>`: the start of every line. */
+  private readonly prefix: Buffer;
+  private readonly receivedMs: number;
+  /** Per event: where its line's members start and end in the body (inside the braces), or -1 when it has no line. */
   private starts: number[] = [];
   private ends: number[] = [];
   /**
-   * Per event, one after the other: what capture added as JSON members (`"RequestHeaders":{…},…`, or
-   * nothing) for a line, the whole event's JSON otherwise. One string, encoded once.
+   * Per event, one after the other: the JSON members capture added (`"RequestHeaders":{…},…`, or nothing)
+   * for a line, the record's members otherwise. One string, encoded once.
    */
   private texts = '';
   /** Where each event's part of `texts` ends (characters). */
@@ -44,83 +56,86 @@ export class RetainedSection {
   /** Bytes held so far (characters for texts: about as many). */
   size = 0;
 
+  /** The events of `body` (when they come as lines), all received at `receivedMs`. */
+  constructor(receivedMs: number, body?: RequestBody) {
+    this.body = body;
+    this.receivedMs = receivedMs;
+    this.prefix = Buffer.from(`{${JSON.stringify(receivedMember)}:${receivedMs}`, 'latin1');
+  }
+
   /**
-   * Adds an event: its line at [start, end) of `body` when the line is canonical and the body is ASCII,
-   * else its record; `captured` is what capture added to the record (undefined: nothing).
+   * Adds an event: its line at [start, end) of the body when `asSent` says the line is canonical and the
+   * body is ASCII, else its record; `captured` is what capture added to the record (undefined: nothing).
    */
-  add(record: EventRecord, captured: object | undefined, body: RequestBody | undefined, start: number, end: number, asSent: boolean): void {
+  add(record: EventRecord, captured: object | undefined, start: number, end: number, asSent: boolean): void {
+    const body = this.body;
     if (body !== undefined && body.ascii && asSent) {
       const bytes = body.bytes;
       while (start < end && isSpace(bytes[start])) start++;
       while (end > start && isSpace(bytes[end - 1])) end--;
       if (bytes[start] === 0x7b && bytes[end - 1] === 0x7d) {
-        if (captured !== undefined) {
-          const members = JSON.stringify(captured).slice(1, -1);
-          this.texts += members;
-          this.size += members.length + 1;
-        }
-        this.starts.push(start);
-        this.ends.push(end);
-        this.textEnds.push(this.texts.length);
-        this.size += end - start + 1;
+        let inner = start + 1;
+        let innerEnd = end - 1;
+        while (inner < innerEnd && isSpace(bytes[inner])) inner++;
+        while (innerEnd > inner && isSpace(bytes[innerEnd - 1])) innerEnd--;
+        this.addMembers(inner, innerEnd, captured === undefined ? '' : JSON.stringify(captured).slice(1, -1));
         return;
       }
     }
-    const text = JSON.stringify(record);
-    this.texts += text;
-    this.starts.push(-1);
-    this.ends.push(0);
-    this.textEnds.push(this.texts.length);
-    this.size += text.length + 1;
+    this.addMembers(-1, -1, JSON.stringify(record).slice(1, -1));
   }
 
-  /** The section of the events added since the last `take`, joined by newlines. */
-  take(body: RequestBody | undefined): SectionInput {
+  private addMembers(start: number, end: number, members: string): void {
+    this.texts += members;
+    this.starts.push(start);
+    this.ends.push(end);
+    this.textEnds.push(this.texts.length);
+    this.size += this.prefix.length + Math.max(0, end - start) + members.length + 4;
+  }
+
+  /** The section of the events added since the last `take`: their lines, each ending in a newline. */
+  take(): SectionInput {
     const count = this.starts.length;
     const texts = utf8Bytes(this.texts);
     // ASCII (the usual case): a character's offset is its byte's; otherwise each part is encoded on its own.
     const ascii = texts.length === this.texts.length;
-    const source = body?.bytes ?? empty;
-    // Per event: its part of `texts` as bytes, and whether its line (if any) is an empty object.
+    const source = this.body?.bytes ?? empty;
+    const prefix = this.prefix;
     const parts: Uint8Array[] = new Array<Uint8Array>(count);
-    const emptyLines: boolean[] = new Array<boolean>(count);
     const recordLengths: number[] = new Array<number>(count);
-    let total = count - 1;
+    let total = 0;
     let textStart = 0;
     for (let i = 0; i < count; i++) {
-      const start = this.starts[i] as number;
-      const end = this.ends[i] as number;
+      const lineBytes = (this.ends[i] as number) - (this.starts[i] as number);
       const textEnd = this.textEnds[i] as number;
       const part = textEnd === textStart ? empty : ascii ? texts.subarray(textStart, textEnd) : Buffer.from(this.texts.slice(textStart, textEnd), 'utf8');
       textStart = textEnd;
-      const emptyLine = start >= 0 && part.length > 0 && isEmptyObject(source, start, end);
-      // A line with members added loses its closing brace and gains a comma (unless it is empty), the members, the brace.
-      const length = start < 0 ? part.length : end - start + (part.length === 0 ? 0 : part.length + (emptyLine ? 0 : 1));
       parts[i] = part;
-      emptyLines[i] = emptyLine;
+      // The prefix, each non-empty run of members after a comma, the closing brace; then the newline.
+      const length = prefix.length + (lineBytes > 0 ? lineBytes + 1 : 0) + (part.length > 0 ? part.length + 1 : 0) + 1;
       recordLengths[i] = length;
-      total += length;
+      total += length + 1;
     }
-    const out = scratchOf(Math.max(0, total));
+    const out = scratchOf(total);
     let cursor = 0;
     for (let i = 0; i < count; i++) {
       const start = this.starts[i] as number;
       const end = this.ends[i] as number;
       const part = parts[i] as Uint8Array;
-      if (start >= 0 && part.length === 0) {
+      out.set(prefix, cursor);
+      cursor += prefix.length;
+      if (end > start) {
+        out[cursor++] = comma;
         out.set(source.subarray(start, end), cursor);
         cursor += end - start;
-      } else {
-        if (start >= 0) {
-          out.set(source.subarray(start, end - 1), cursor);
-          cursor += end - 1 - start;
-          if (!(emptyLines[i] as boolean)) out[cursor++] = comma;
-        }
+      }
+      if (part.length > 0) {
+        out[cursor++] = comma;
         out.set(part, cursor);
         cursor += part.length;
-        if (start >= 0) out[cursor++] = closingBrace;
       }
-      if (i + 1 < count) out[cursor++] = newline;
+      out[cursor++] = closingBrace;
+      out[cursor++] = newline;
     }
     this.starts = [];
     this.ends = [];
@@ -128,7 +143,14 @@ export class RetainedSection {
     this.textEnds = [];
     this.size = 0;
     // The text is a view of the scratch buffer, valid until the next `take`: the chunk compresses it at once.
-    return { jobId: retainedSectionId, statuses: new Uint8Array(count).fill(eventStatus.kept), recordLengths, delimiterLength: 1, text: out, level: 1 };
+    return {
+      jobId: retainedSectionId,
+      statuses: new Uint8Array(count).fill(eventStatus.kept),
+      recordLengths,
+      delimiterLength: 1,
+      text: out,
+      zstd: { receivedMs: this.receivedMs },
+    };
   }
 }
 
@@ -141,10 +163,4 @@ let scratch = Buffer.allocUnsafeSlow(0);
 function scratchOf(size: number): Buffer {
   if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length));
   return scratch.subarray(0, size);
-}
-
-/** Whether the line at [start, end) of the body, braces included, holds only spaces between its braces. */
-function isEmptyObject(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start + 1; i < end - 1; i++) if (!isSpace(bytes[i])) return false;
-  return true;
 }

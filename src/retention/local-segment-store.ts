@@ -2,7 +2,7 @@
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { OpenedSegment, SegmentStore } from './segment-store.ts';
+import type { OpenedSegment, SegmentEntry, SegmentStore } from './segment-store.ts';
 
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r');
@@ -38,9 +38,9 @@ export class LocalSegmentStore implements SegmentStore {
     await syncDirectory(path.dirname(target));
   }
 
-  async list(prefix: string): Promise<readonly string[]> {
+  async list(prefix: string): Promise<readonly SegmentEntry[]> {
     const base = this.pathOf(prefix);
-    const out: string[] = [];
+    const out: SegmentEntry[] = [];
     const walk = async (dir: string, keyPrefix: string): Promise<void> => {
       let entries: Dirent[];
       try {
@@ -50,12 +50,27 @@ export class LocalSegmentStore implements SegmentStore {
         throw error;
       }
       for (const entry of entries) {
+        // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
+        if (entry.name.startsWith('.')) continue;
         if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
-        else if (entry.name.endsWith('.parquet')) out.push(`${keyPrefix}${entry.name}`);
+        else if (entry.isFile()) {
+          const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
+          // (Removed meanwhile: a compaction finished.)
+          if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
+        }
       }
     };
     await walk(base, prefix);
-    return out.sort();
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    const dirs = new Set<string>();
+    for (const key of keys) {
+      await fs.rm(this.pathOf(key), { force: true });
+      dirs.add(path.dirname(this.pathOf(key)));
+    }
+    for (const dir of dirs) await syncDirectory(dir).catch(() => {});
   }
 
   async listPartitions(prefix: string): Promise<readonly string[]> {

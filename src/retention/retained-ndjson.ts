@@ -16,9 +16,8 @@ import { compileFormatter } from '../ingest/stages/format.ts';
 import { fnv1a32 } from '../ingest/stages/sample.ts';
 import { logpullPieceBytes } from './logpull-output.ts';
 import type { LogpullOutput } from './logpull-query.ts';
-import { type ReceiveWindow, type RetainedSource, segmentsOfWindow, windowCondition } from './retained-reader.ts';
+import { type ReceiveWindow, type RetainedSource, streamRetained, windowCondition } from './retained-reader.ts';
 import { sqlIdentifier, sqlString } from './segment-schema.ts';
-import type { OpenedSegment } from './segment-store.ts';
 
 /** The SQL text of a field's JSON value as JSON.stringify writes it (NULL when absent). */
 function valueSql(field: DatasetField): string {
@@ -100,45 +99,32 @@ export async function* readRetainedNdjson(
   dataset: Dataset,
   only?: { readonly rayId: string },
 ): AsyncGenerator<Buffer> {
-  const keys = await segmentsOfWindow(source.segments, zoneId, window);
-  if (keys.length === 0) return;
   const plan = resolveOutputPlan({ fieldNames: output.fields.map((f) => f.name), timestampFormat: 'unixnano', redactCve202144228: output.redact }, null);
   const formatter = compileFormatter(plan, dataset);
   const threshold = output.sample >= 1 ? Number.POSITIVE_INFINITY : output.sample * 0x1_0000_0000;
   let left = output.count ?? Number.POSITIVE_INFINITY;
-  const opened: OpenedSegment[] = [];
-  const connection = await source.engine.connect();
-  try {
-    for (const key of keys) opened.push(await source.segments.open(key));
-    const from = `read_parquet([${opened.map((o) => sqlString(o.path)).join(', ')}])`;
-    const result = await connection.stream(ndjsonQuery(output.fields, output.redact, from, windowCondition(window, only)));
-    const pieces = new PieceWriter();
-    while (left > 0) {
-      const chunk = await result.fetchChunk();
-      if (chunk === null || chunk.rowCount === 0) break;
-      // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
-      const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
-      const records = chunk.getColumnVector(1);
-      const rays = chunk.getColumnVector(2);
-      for (let r = 0; r < chunk.rowCount && left > 0; r++) {
-        if (threshold !== Number.POSITIVE_INFINITY) {
-          const ray = rays.getItem(r);
-          if (fnv1a32(typeof ray === 'string' ? ray : '') >= threshold) continue;
-        }
-        const line = lines.getItemBytes(r);
-        if (line !== null) pieces.add(line);
-        else pieces.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
-        left -= 1;
+  const pieces = new PieceWriter();
+  for await (const chunk of streamRetained(source, zoneId, window, dataset, (table) => ndjsonQuery(output.fields, output.redact, table, windowCondition(window, only)))) {
+    // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
+    const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
+    const records = chunk.getColumnVector(1);
+    const rays = chunk.getColumnVector(2);
+    for (let r = 0; r < chunk.rowCount && left > 0; r++) {
+      if (threshold !== Number.POSITIVE_INFINITY) {
+        const ray = rays.getItem(r);
+        if (fnv1a32(typeof ray === 'string' ? ray : '') >= threshold) continue;
       }
-      const piece = pieces.take(logpullPieceBytes);
-      if (piece !== undefined) yield piece;
+      const line = lines.getItemBytes(r);
+      if (line !== null) pieces.add(line);
+      else pieces.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
+      left -= 1;
     }
-    const rest = pieces.take(0);
-    if (rest !== undefined) yield rest;
-  } finally {
-    connection.closeSync();
-    for (const segment of opened) await segment.release();
+    const piece = pieces.take(logpullPieceBytes);
+    if (piece !== undefined) yield piece;
+    if (left <= 0) break;
   }
+  const rest = pieces.take(0);
+  if (rest !== undefined) yield rest;
 }
 
 /** Bytes gathered until there are enough to hand to the response at once. */

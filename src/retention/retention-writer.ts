@@ -1,23 +1,28 @@
 /**
  * The retention writer of one zone: reads the zone's stream through its own queue consumer (`retention`),
- * takes each chunk's retained section (every event whole, as ingest captured it; chunk-format.ts), and
- * writes the events of one hour partition at a time into a Parquet segment. The segment's queue range is
- * recorded before it is written and the consumer commits only after the segment is stored durably, so a
- * crash at any point loses nothing that ingest acknowledged: the recorded range is written again first,
- * under the same key, replacing whatever half of it had landed.
+ * takes each chunk's retained section — the chunk's events as ingest compressed them, one zstd frame — and
+ * appends the frames, as they are, to a **hot segment** of one hour partition (segment-names.ts). No
+ * decompression, no parsing, no DuckDB: the compaction turns hot segments into Parquet later, in the
+ * background (compactor.ts).
+ *
+ * The segment's queue range is recorded before it is written, and the consumer commits only after the
+ * segment is stored durably (synced and renamed into place, or put into the bucket), so a crash at any point
+ * loses nothing that ingest acknowledged: the recorded range is written again first, under the same name —
+ * unless a compaction already holds it, in which case it is only committed.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { httpRequests } from '../domain/datasets/http-requests.ts';
-import { chunkSection, retainedSectionId } from '../ingest/chunk-format.ts';
-import { inflateText } from '../ingest/deflated-text.ts';
+import { chunkSection, plainTextOf, retainedSectionId } from '../ingest/chunk-format.ts';
+import { receivedMember } from '../ingest/retained-text.ts';
+import { zstdFrame } from '../ingest/zstd-frame.ts';
 import type { BatchSegment, EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
 import { rangeIdOf } from '../queue/range-id.ts';
-import { receivedFileName, type ReceivedNdjson, type SegmentEngine } from './segment-engine.ts';
+import { isCompacted } from './retained-files.ts';
+import { hotSegmentKey } from './segment-names.ts';
 import { hourPartitionOf, type SegmentStore } from './segment-store.ts';
 
 /** The queue consumer every zone's retention writer uses. */
@@ -28,91 +33,134 @@ export function retentionStreamOf(zoneId: string): StreamKey {
   return { zoneId, dataset: httpRequests.id };
 }
 
-/** The key of a segment: its zone, hour partition, receive times and a digest of its exact queue range. */
-export function segmentKey(zoneId: string, batch: InflightBatch): string {
-  const digest = createHash('sha256').update(`${zoneId}\u0000${batch.rangeId}`).digest('hex').slice(0, 12);
-  return `${zoneId}/${hourPartitionOf(batch.firstAppendMs)}/${batch.firstAppendMs}-${batch.lastAppendMs}-${digest}.parquet`;
-}
-
-/** The receive times a segment key names, to skip segments outside a window without opening them. */
-export function segmentTimesOf(key: string): { readonly firstMs: number; readonly lastMs: number } | undefined {
-  const match = /\/(\d+)-(\d+)-[0-9a-f]+\.parquet$/.exec(key);
-  if (match === null) return undefined;
-  return { firstMs: Number(match[1]), lastMs: Number(match[2]) };
+/** A hot segment a writer stored. */
+export interface WrittenHotSegment {
+  readonly zoneId: string;
+  readonly key: string;
+  readonly bytes: number;
+  readonly events: number;
 }
 
 /** What a writer needs from the node. */
 export interface RetentionWriterDeps {
   readonly queue: EventQueue;
   readonly segments: SegmentStore;
-  readonly engine: SegmentEngine;
+  /** Where a segment is written before it is renamed into place (on the store's file system). */
   readonly workDir: string;
   readonly clock: Clock;
   readonly log: Logger;
-  /** A segment closes at most this long after its first event arrived here. */
+  /** A hot segment closes at most this long after its first event arrived here. */
   readonly flushMs: number;
-  /** Counts events written into segments (for /metrics). */
-  readonly onWritten?: (zoneId: string, events: number) => void;
+  /** A hot segment was stored and its range committed (for the compaction and /metrics). */
+  readonly onWritten?: (written: WrittenHotSegment) => void;
 }
 
-/** NDJSON held for the open segment before it is written, at most. */
-const maxPendingBytes = 64 * 1024 * 1024;
+/** Compressed bytes a hot segment holds at most before it closes (~300,000 events of the benchmark's kind). */
+const maxSegmentBytes = 32 * 1024 * 1024;
 const fetchLimits = { maxChunks: 64, maxBytes: 16 * 1024 * 1024 };
 const heartbeatEveryMs = 10_000;
 
-/** The events of the open segment: their queue range, and their NDJSON by receive time (ms). */
+/** The retained events of (part of) a chunk: one zstd frame of their lines, all received at `receivedMs`. */
+export interface RetainedFrame {
+  readonly frame: Buffer;
+  readonly receivedMs: number;
+  readonly events: number;
+}
+
+/**
+ * The open hot segment: its queue range, and the file of the work directory its frames are appended to as
+ * they come (holding them until the flush would keep each chunk's whole payload alive, and the garbage
+ * collector busy, for the flush interval).
+ */
 class PendingSegment {
   readonly segments: BatchSegment[] = [];
-  readonly lines = new Map<number, Buffer[]>();
+  file: { readonly path: string; readonly handle: FileHandle; closed: boolean } | undefined;
   bytes = 0;
   events = 0;
   firstAppendMs = 0;
   lastAppendMs = 0;
+  firstReceivedMs = Number.POSITIVE_INFINITY;
+  lastReceivedMs = 0;
   openedAtMs = 0;
 
   get isEmpty(): boolean {
     return this.segments.length === 0;
   }
 
+  /** The hour partition of its events, once it holds some. */
   hour(): string | undefined {
-    return this.isEmpty ? undefined : hourPartitionOf(this.firstAppendMs);
+    return this.events === 0 ? undefined : hourPartitionOf(this.firstReceivedMs);
   }
 
   batch(): InflightBatch {
     return { rangeId: rangeIdOf(this.segments), segments: [...this.segments], firstAppendMs: this.firstAppendMs, lastAppendMs: this.lastAppendMs };
   }
+
+  /** Appends a frame to the segment's file in `workDir`. */
+  async appendFrame(frame: Uint8Array, workDir: string): Promise<void> {
+    if (this.file === undefined) {
+      await fs.mkdir(workDir, { recursive: true });
+      const file = path.join(workDir, `${hotTemporaryPrefix}${randomBytes(6).toString('hex')}`);
+      this.file = { path: file, handle: await fs.open(file, 'w'), closed: false };
+    }
+    await this.file.handle.write(frame);
+  }
+
+  /** Closes the file (its data synced) and answers its path. */
+  async closeFile(): Promise<string | undefined> {
+    const file = this.file;
+    if (file === undefined) return undefined;
+    if (!file.closed) {
+      await file.handle.sync();
+      await file.handle.close();
+      file.closed = true;
+    }
+    return file.path;
+  }
+
+  /** Gives the file up (the segment was stored, or is left to the next start). */
+  async discard(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (file === undefined) return;
+    if (!file.closed) await file.handle.close().catch(() => {});
+    await fs.rm(file.path, { force: true });
+  }
 }
 
-/**
- * The retained events [from, to) of a chunk as NDJSON, one event per line as ingest kept it, or undefined
- * when the chunk has no retained section (it was queued while the zone's flag was off). A whole chunk is
- * its section's text as it is (no copy for plain text), so the main thread does next to nothing per event.
- */
-export async function retainedLines(chunk: QueueChunk, from: number, to: number): Promise<Buffer | undefined> {
-  const section = chunkSection(chunk.payload, retainedSectionId);
-  if (section === undefined || from >= to) return undefined;
-  let text: Buffer;
-  switch (section.text.kind) {
-    case 'deflated':
-      text = await inflateText(section.text.piece);
-      break;
-    case 'plain':
-    case 'records':
-      text = section.text.text;
-      break;
-  }
-  if (from === 0 && to === chunk.count && section.text.kind !== 'records') return Buffer.concat([text, newline]);
-  const parts: Buffer[] = [];
-  for (let e = from; e < to; e++) parts.push(section.recordOf(text, e), newline);
-  return Buffer.concat(parts);
-}
+/** The name every hot segment's file in the work directory starts with (left ones are removed at start). */
+export const hotTemporaryPrefix = 'hot-';
 
 const newline = Buffer.from('\n');
+
+/**
+ * The retained events [from, to) of a chunk as one zstd frame, or undefined when the chunk has no retained
+ * section (it was queued while the zone's flag was off). A whole chunk's frame is taken as it is; part of one
+ * (rare: a range that began inside a chunk) is compressed again. A chunk queued by an earlier version (its
+ * section deflated, its lines without a receive time) gets the queue's append time as its receive time.
+ */
+export async function retainedFrame(chunk: QueueChunk, from: number, to: number): Promise<RetainedFrame | undefined> {
+  const section = chunkSection(chunk.payload, retainedSectionId);
+  if (section === undefined || from >= to) return undefined;
+  if (section.text.kind === 'zstd' && from === 0 && to === chunk.count) return { frame: section.text.frame, receivedMs: section.text.receivedMs, events: to - from };
+  const text = await plainTextOf(section.text);
+  const parts: Buffer[] = [];
+  if (section.text.kind === 'zstd') {
+    for (let e = from; e < to; e++) parts.push(section.recordOf(text, e), newline);
+    return { frame: zstdFrame(Buffer.concat(parts)), receivedMs: section.text.receivedMs, events: to - from };
+  }
+  const stamp = Buffer.from(`{${JSON.stringify(receivedMember)}:${chunk.appendedAtMs}`);
+  for (let e = from; e < to; e++) {
+    const line = section.recordOf(text, e);
+    const members = line.subarray(line.indexOf(0x7b) + 1);
+    parts.push(stamp, /^\s*\}\s*$/.test(members.toString('latin1')) ? Buffer.from('}') : Buffer.concat([Buffer.from(','), members]), newline);
+  }
+  return { frame: zstdFrame(Buffer.concat(parts)), receivedMs: chunk.appendedAtMs, events: to - from };
+}
 
 export class RetentionWriter {
   readonly zoneId: string;
   private readonly deps: RetentionWriterDeps;
-  private readonly dataset: Dataset = httpRequests;
   private readonly stopSignal = new AbortController();
   private stopMode: 'abort' | 'drain' | undefined;
   private running: Promise<void> | undefined;
@@ -159,6 +207,8 @@ export class RetentionWriter {
         if (!this.pending.isEmpty) await this.flush(consumer);
       }
     } finally {
+      // An open segment not written (an abort) stays queued for the next start; its file goes.
+      await this.pending.discard();
       await consumer.close();
     }
   }
@@ -181,37 +231,41 @@ export class RetentionWriter {
     await consumer.heartbeat();
   }
 
-  /** Adds a chunk to the open segment, writing the segment first when the chunk starts another hour. */
+  /** Adds a chunk to the open segment, writing the segment first when the chunk's events belong to another hour. */
   private async add(consumer: QueueConsumer, chunk: QueueChunk): Promise<boolean> {
-    if (!this.pending.isEmpty && hourPartitionOf(chunk.appendedAtMs) !== this.pending.hour() && !(await this.flush(consumer))) return false;
-    await this.append(this.pending, chunk, chunk.firstRecord, chunk.count);
-    if (this.pending.bytes >= maxPendingBytes) return this.flush(consumer);
+    const retained = await this.retainedOf(chunk, chunk.firstRecord, chunk.count);
+    const hour = this.pending.hour();
+    if (retained !== undefined && hour !== undefined && hourPartitionOf(retained.receivedMs) !== hour && !(await this.flush(consumer))) return false;
+    await this.append(this.pending, chunk, chunk.firstRecord, chunk.count, retained);
+    if (this.pending.bytes >= maxSegmentBytes) return this.flush(consumer);
     return true;
   }
 
-  private async append(pending: PendingSegment, chunk: QueueChunk, from: number, to: number): Promise<void> {
-    let lines: Buffer | undefined;
+  private async retainedOf(chunk: QueueChunk, from: number, to: number): Promise<RetainedFrame | undefined> {
     try {
-      lines = await retainedLines(chunk, from, to);
+      return await retainedFrame(chunk, from, to);
     } catch (error) {
       this.deps.log.error({ err: error, zoneId: this.zoneId, seq: chunk.seq }, `A queue chunk of zone ${this.zoneId} could not be read for retention; its events are not retained.`);
+      return undefined;
     }
+  }
+
+  private async append(pending: PendingSegment, chunk: QueueChunk, from: number, to: number, retained: RetainedFrame | undefined): Promise<void> {
     if (pending.isEmpty) {
       pending.firstAppendMs = chunk.appendedAtMs;
       pending.openedAtMs = this.deps.clock.now();
     }
     pending.lastAppendMs = Math.max(pending.lastAppendMs, chunk.appendedAtMs);
     pending.segments.push({ seq: chunk.seq, from, to });
-    if (lines !== undefined) {
-      const group = pending.lines.get(chunk.appendedAtMs);
-      if (group === undefined) pending.lines.set(chunk.appendedAtMs, [lines]);
-      else group.push(lines);
-      pending.bytes += lines.length;
-      pending.events += to - from;
-    }
+    if (retained === undefined) return;
+    await pending.appendFrame(retained.frame, this.deps.workDir);
+    pending.bytes += retained.frame.length;
+    pending.events += retained.events;
+    pending.firstReceivedMs = Math.min(pending.firstReceivedMs, retained.receivedMs);
+    pending.lastReceivedMs = Math.max(pending.lastReceivedMs, retained.receivedMs);
   }
 
-  /** After a restart: writes the recorded range again, exactly, then commits it. */
+  /** After a restart: writes the recorded range again, exactly (unless a compaction holds it already), then commits it. */
   private async rewrite(consumer: QueueConsumer, inflight: InflightBatch): Promise<boolean> {
     const chunks = await consumer.readChunks([...new Set(inflight.segments.map((s) => s.seq))]);
     const bySeq = new Map(chunks.map((c) => [c.seq, c]));
@@ -219,9 +273,9 @@ export class RetentionWriter {
     for (const segment of inflight.segments) {
       const chunk = bySeq.get(segment.seq);
       if (chunk === undefined) continue;
-      await this.append(pending, chunk, segment.from, segment.to);
+      await this.append(pending, chunk, segment.from, segment.to, await this.retainedOf(chunk, segment.from, segment.to));
     }
-    return this.store(consumer, inflight, pending);
+    return this.store(consumer, inflight, pending, true);
   }
 
   private async flush(consumer: QueueConsumer): Promise<boolean> {
@@ -229,44 +283,37 @@ export class RetentionWriter {
     this.pending = new PendingSegment();
     const batch = pending.batch();
     await consumer.saveInflight(batch);
-    return this.store(consumer, batch, pending);
+    return this.store(consumer, batch, pending, false);
   }
 
-  /** Writes the segment of a recorded range until it is stored (or the writer is aborted), then commits. */
-  private async store(consumer: QueueConsumer, batch: InflightBatch, pending: PendingSegment): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (pending.events > 0) await this.writeSegment(segmentKey(this.zoneId, batch), pending.lines);
-        await consumer.commit(batch);
-        this.deps.onWritten?.(this.zoneId, pending.events);
-        return true;
-      } catch (error) {
-        if (attempt === 1 || attempt % 10 === 0) this.deps.log.error({ err: error, zoneId: this.zoneId }, `A retained segment of zone ${this.zoneId} could not be written; trying again.`);
-        // Stopping: a few quick tries, then what is left stays queued for the next start.
-        if (this.stopMode === 'abort' || (this.stopMode === 'drain' && attempt >= 3)) return false;
-        if (!(await this.sleep(Math.min(60_000, 1000 * 2 ** Math.min(attempt - 1, 6)), this.stopMode === 'drain'))) return false;
-      }
-    }
-  }
-
-  /** One NDJSON file per receive time (the name carries it, DuckDB reads it from there), then the segment. */
-  private async writeSegment(key: string, lines: ReadonlyMap<number, readonly Buffer[]>): Promise<void> {
-    const base = path.join(this.deps.workDir, `segment-${randomBytes(6).toString('hex')}`);
-    await fs.mkdir(base, { recursive: true });
-    const connection = await this.deps.engine.connect();
+  /** Writes the hot segment of a recorded range until it is stored (or the writer is aborted), then commits. */
+  private async store(consumer: QueueConsumer, batch: InflightBatch, pending: PendingSegment, recovering: boolean): Promise<boolean> {
+    const key = pending.events > 0 ? hotSegmentKey(this.zoneId, batch.rangeId, pending.firstReceivedMs, pending.lastReceivedMs) : undefined;
+    let stored = key === undefined;
     try {
-      const inputs: ReceivedNdjson[] = [];
-      for (const [receivedMs, parts] of lines) {
-        const file = path.join(base, receivedFileName(receivedMs));
-        await fs.writeFile(file, parts);
-        inputs.push({ path: file, receivedMs });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (!stored && key !== undefined) {
+            // Written before (a crash, or a try whose answer was lost) and compacted meanwhile: writing it again would hold its events twice.
+            if ((recovering || attempt > 1) && (await isCompacted(this.deps.segments, key))) stored = true;
+            else {
+              const file = await pending.closeFile();
+              if (file !== undefined) await this.deps.segments.put(key, file);
+            }
+            stored = true;
+          }
+          await consumer.commit(batch);
+          if (key !== undefined) this.deps.onWritten?.({ zoneId: this.zoneId, key, bytes: pending.bytes, events: pending.events });
+          return true;
+        } catch (error) {
+          if (attempt === 1 || attempt % 10 === 0) this.deps.log.error({ err: error, zoneId: this.zoneId }, `A retained segment of zone ${this.zoneId} could not be written; trying again.`);
+          // Stopping: a few quick tries, then what is left stays queued for the next start.
+          if (this.stopMode === 'abort' || (this.stopMode === 'drain' && attempt >= 3)) return false;
+          if (!(await this.sleep(Math.min(60_000, 1000 * 2 ** Math.min(attempt - 1, 6)), this.stopMode === 'drain'))) return false;
+        }
       }
-      await this.deps.engine.writeSegment(connection, inputs, `${base}.parquet`, this.dataset);
-      await this.deps.segments.put(key, `${base}.parquet`);
     } finally {
-      connection.closeSync();
-      await fs.rm(base, { recursive: true, force: true });
-      await fs.rm(`${base}.parquet`, { force: true });
+      await pending.discard();
     }
   }
 

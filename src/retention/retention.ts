@@ -1,9 +1,11 @@
 /**
- * Retained logs (docs/retention.md): while a zone's retention flag is on, ingest keeps every event whole
- * in a section of each queue chunk; this stage turns those into Parquet segments (one writer per zone,
- * reading the zone's stream through its own consumer), removes segments older than the retention, and
- * serves the reads Logpull and replay make. The composition root builds one per node.
+ * Retained logs (docs/retention.md): while a zone's retention flag is on, ingest keeps every event whole,
+ * compressed, in a section of each queue chunk; this stage appends those to hot segments (one writer per
+ * zone, reading the zone's stream through its own consumer), compacts hot segments into Parquet in the
+ * background under a CPU budget, removes segments older than the retention, and serves the reads Logpull
+ * and replay make over both tiers. The composition root builds one per node.
  */
+import fs from 'node:fs/promises';
 import type { AppConfig } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import { CoalescedRuns } from '../core/coalesced-runs.ts';
@@ -11,6 +13,8 @@ import type { Logger } from '../core/logger.ts';
 import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
 import type { DestinationDeps } from '../destinations/create-destination.ts';
+import { httpRequests } from '../domain/datasets/http-requests.ts';
+import { Compactor, type CompactionStatus } from './compactor.ts';
 import { openSegmentStore } from './open-segment-store.ts';
 import { Replays } from './replay-runner.ts';
 import type { RetainedSource } from './retained-reader.ts';
@@ -21,7 +25,9 @@ import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
 export interface RetentionDeps {
-  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'dataDir' | 'gzipLevel'>;
+  readonly config: Pick<AppConfig, 'retentionDays' | 'retentionStorage' | 'retentionFlushMs' | 'retentionCompactBudget' | 'retentionCompactAfterMs' | 'dataDir' | 'gzipLevel' | 'filterMaxOperators' | 'filterMaxBytes' | 'replaysPerNode'>;
+  /** Names this node in the store (its replays, which it resumes after a restart). */
+  readonly nodeId: string;
   /** How replays reach job destinations. */
   readonly destinations: DestinationDeps;
   readonly queue: EventQueue;
@@ -30,6 +36,8 @@ export interface RetentionDeps {
   readonly log: Logger;
   /** How often expired segments are looked for (tests shorten it). */
   readonly expiryEveryMs?: number;
+  /** Whether ingest is busy right now (every ingest worker has a task): the compaction waits while it mostly is. */
+  readonly ingestBusy?: () => boolean;
 }
 
 /** Events written into segments on this node, per zone (for /metrics). */
@@ -41,8 +49,9 @@ export class Retention implements RetainedSource {
   readonly retentionMs: number;
   readonly written: RetentionCounters = new Map();
   readonly replays: Replays;
+  readonly compactor: Compactor;
+  readonly workDir: string;
   private readonly deps: RetentionDeps;
-  private readonly workDir: string;
   private readonly writers = new Map<string, RetentionWriter>();
   private stopped = false;
   private readonly syncs = new CoalescedRuns(() =>
@@ -57,7 +66,33 @@ export class Retention implements RetainedSource {
     this.segments = opened.store;
     this.workDir = opened.workDir;
     this.retentionMs = deps.config.retentionDays * 86_400_000;
-    this.replays = new Replays({ source: this, destinations: deps.destinations, gzipLevel: deps.config.gzipLevel, log: deps.log, now: () => deps.clock.now() });
+    this.compactor = new Compactor({
+      segments: this.segments,
+      workDir: this.workDir,
+      clock: deps.clock,
+      log: deps.log,
+      dataset: httpRequests,
+      budget: deps.config.retentionCompactBudget,
+      ingestBusy: deps.ingestBusy ?? (() => false),
+      shared: deps.config.retentionStorage.kind === 's3',
+      compactAfterMs: deps.config.retentionCompactAfterMs,
+    });
+    this.replays = new Replays({
+      source: this,
+      destinations: deps.destinations,
+      store: deps.store,
+      gzipLevel: deps.config.gzipLevel,
+      filterLimits: { maxOperators: deps.config.filterMaxOperators, maxBytes: deps.config.filterMaxBytes },
+      log: deps.log,
+      now: () => deps.clock.now(),
+      nodeId: deps.nodeId,
+      perNode: deps.config.replaysPerNode,
+    });
+  }
+
+  /** How the compaction stands on this node (/metrics). */
+  compaction(): CompactionStatus {
+    return this.compactor.status();
   }
 
   /** Where Logpull and replay read segments: this stage itself. */
@@ -65,9 +100,13 @@ export class Retention implements RetainedSource {
     return this;
   }
 
-  /** Starts a writer for every zone with the flag on, and the expiry. */
+  /** Starts a writer for every zone with the flag on, the compaction and the expiry. */
   async start(): Promise<void> {
+    // What a stopped node left in its work directory (a hot segment's or a compaction's file) is of no use.
+    await fs.rm(this.workDir, { recursive: true, force: true }).catch(() => {});
     await this.sync();
+    this.compactor.start();
+    await this.replays.resume().catch((error: unknown) => this.deps.log.error({ err: error }, 'Could not resume the replays this node ran before it stopped.'));
     void this.expireNow();
     this.expiryTimer = setInterval(() => void this.expireNow(), this.deps.expiryEveryMs ?? 60_000);
     this.expiryTimer.unref();
@@ -76,7 +115,7 @@ export class Retention implements RetainedSource {
   /** Removes expired segments now; answers how many hour partitions went. */
   async expireNow(): Promise<number> {
     try {
-      return await expireSegments(this.segments, this.deps.clock.now(), this.retentionMs);
+      return await expireSegments(this.segments, this.deps.clock.now(), this.retentionMs, (prefix) => this.compactor.forget(prefix));
     } catch (error) {
       this.deps.log.warn({ err: error }, 'Could not remove expired retained segments; will try again.');
       return 0;
@@ -114,19 +153,21 @@ export class Retention implements RetainedSource {
       const writer = new RetentionWriter(zoneId, {
         queue: this.deps.queue,
         segments: this.segments,
-        engine: this.engine,
         workDir: this.workDir,
         clock: this.deps.clock,
         log: this.deps.log,
         flushMs: this.deps.config.retentionFlushMs,
-        onWritten: (zone, events) => this.written.set(zone, (this.written.get(zone) ?? 0) + events),
+        onWritten: (written) => {
+          this.written.set(written.zoneId, (this.written.get(written.zoneId) ?? 0) + written.events);
+          this.compactor.added(written);
+        },
       });
       this.writers.set(zoneId, writer);
       writer.start();
     }
   }
 
-  /** Stops the writers (each writes what it holds first), the expiry and the engine. */
+  /** Stops the replays, the writers (each writes what it holds first), the compaction, the expiry and the engine. */
   stop(): Promise<void> {
     this.stopping ??= this.stopNow();
     return this.stopping;
@@ -139,7 +180,7 @@ export class Retention implements RetainedSource {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
     const writers = [...this.writers.values()];
     this.writers.clear();
-    await Promise.all(writers.map((w) => w.stop('drain')));
+    await Promise.all([...writers.map((w) => w.stop('drain')), this.compactor.stop()]);
     this.engine.close();
     await this.segments.close();
   }

@@ -1,7 +1,8 @@
 /**
  * The columns of a retained segment: one per dataset field, typed from the field catalogue, plus
- * `_received_ms`, the time the queue stored the event (what Logpull and replay select by). A segment is
- * a Parquet file any SQL engine reads directly (docs/retention.md lists the mapping). Pure.
+ * `_received_ms`, the time ingest received the event (what Logpull and replay select by). A compacted
+ * segment is a Parquet file and a hot one NDJSON in zstd frames; any SQL engine reads either directly, and
+ * DuckDB reads both as one table with these types (docs/retention.md lists the mapping). Pure.
  */
 import type { Dataset, FieldType } from '../domain/datasets/http-requests.ts';
 
@@ -42,10 +43,42 @@ export function sqlIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** The `columns={…}` argument of DuckDB's read_json for a dataset's segments. */
+/** A column of a retained table and its DuckDB (and Parquet) type. */
+export interface RetainedColumn {
+  readonly name: string;
+  readonly type: string;
+}
+
+/**
+ * The columns of a zone's retained events, in the order a compacted segment stores them: the receive time,
+ * then every field of the dataset. A hot segment read with these (`read_json(…, columns=…)`) is the same
+ * table as a compacted one.
+ */
+export function retainedColumns(dataset: Dataset): readonly RetainedColumn[] {
+  return [{ name: receivedColumn, type: 'BIGINT' }, ...dataset.fields.map((f) => ({ name: f.name, type: columnTypeOf(f.type) }))];
+}
+
+/** The `columns={…}` argument of DuckDB's read_json for a dataset's hot segments. */
 export function readJsonColumns(dataset: Dataset): string {
-  const columns = dataset.fields.map((f) => `${sqlString(f.name)}: ${sqlString(columnTypeOf(f.type))}`);
-  return `{${columns.join(', ')}}`;
+  return `{${retainedColumns(dataset).map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
+}
+
+/** A DuckDB table of hot segments (local files of zstd frames of NDJSON), typed like a compacted segment. */
+export function hotTableSql(paths: readonly string[], dataset: Dataset): string {
+  return `read_json([${paths.map(sqlString).join(', ')}], format='newline_delimited', compression='zstd', columns=${readJsonColumns(dataset)})`;
+}
+
+/** A DuckDB table of compacted segments (local Parquet files). */
+export function compactedTableSql(paths: readonly string[]): string {
+  return `read_parquet([${paths.map(sqlString).join(', ')}])`;
+}
+
+/** One table of both tiers' files (undefined when there are none): what every reader of retained events selects from. */
+export function retainedTableSql(compactedPaths: readonly string[], hotPaths: readonly string[], dataset: Dataset): string | undefined {
+  const parts = [...(compactedPaths.length > 0 ? [`SELECT * FROM ${compactedTableSql(compactedPaths)}`] : []), ...(hotPaths.length > 0 ? [`SELECT * FROM ${hotTableSql(hotPaths, dataset)}`] : [])];
+  if (parts.length === 0) return undefined;
+  // By name: a segment compacted before the dataset gained a field reads it as NULL.
+  return `(${parts.join(' UNION ALL BY NAME ')})`;
 }
 
 /**

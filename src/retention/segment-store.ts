@@ -1,8 +1,8 @@
 /**
  * Where retained segments live, behind one interface: a directory of the data directory (one node), or
  * an S3-compatible bucket (several nodes: each writes the segments of what it consumed, any reads them).
- * Keys are `<zone id>/<YYYYMMDD>/<HH>/<name>.parquet`, so a time window and an expiry touch only the hour
- * partitions they need.
+ * Keys are `<zone id>/<YYYYMMDD>/<HH>/<name>` (segment-names.ts says which names), so a time window and an
+ * expiry touch only the hour partitions they need; `<zone id>/quarantine/` keeps what could not be compacted.
  */
 
 /** A segment opened for reading: a local file, released when the reader is done with it. */
@@ -11,16 +11,24 @@ export interface OpenedSegment {
   release(): Promise<void>;
 }
 
+/** A stored object: its key and size. */
+export interface SegmentEntry {
+  readonly key: string;
+  readonly bytes: number;
+}
+
 /** The storage of retained segments. */
 export interface SegmentStore {
   /** Stores the local file under `key`, durably, replacing an object of the same key; the file is consumed. */
   put(key: string, localPath: string): Promise<void>;
-  /** The keys of the objects directly or indirectly under `prefix` (which ends in `/`). */
-  list(prefix: string): Promise<readonly string[]>;
+  /** The objects directly or indirectly under `prefix` (which ends in `/`), sorted by key. */
+  list(prefix: string): Promise<readonly SegmentEntry[]>;
   /** The names of the partitions directly under `prefix` ('' for the top: the zones), without slashes. */
   listPartitions(prefix: string): Promise<readonly string[]>;
   /** A local file with the segment's bytes. */
   open(key: string): Promise<OpenedSegment>;
+  /** Removes the objects (a missing one is no error). */
+  delete(keys: readonly string[]): Promise<void>;
   /** Removes everything under `prefix` (ends in `/`). */
   deletePrefix(prefix: string): Promise<void>;
   close(): Promise<void>;
@@ -37,5 +45,5 @@ export function hourPartitionStart(partition: string): number | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})\/(\d{2})$/.exec(partition);
   if (match === null) return undefined;
   const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4]));
-  return Number.isNaN(ms) ? undefined : ms;
+  return Number.isNaN(ms) || hourPartitionOf(ms) !== partition ? undefined : ms;
 }

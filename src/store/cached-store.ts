@@ -164,6 +164,11 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     getRetentionFlag: (zoneId) => cache.get<boolean>(zoneKey(zoneId, 'retention'), () => store.getRetentionFlag(zoneId)),
     setRetentionFlag: (zoneId, flag, now) => afterWrite(zoneId, store.setRetentionFlag(zoneId, flag, now)),
     listRetentionZones: () => store.listRetentionZones(),
+    getRetentionSince: (zoneId) => store.getRetentionSince(zoneId),
+    // Replay progress changes on another node's writes: never cached.
+    saveReplay: (replay) => store.saveReplay(replay),
+    getReplay: (jobId) => store.getReplay(jobId),
+    listReplays: (nodeId, statuses) => store.listReplays(nodeId, statuses),
   };
   return cached;
 }

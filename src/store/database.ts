@@ -86,6 +86,22 @@ export interface Database {
   };
   auth_failures: { key: string; window_start: string; failures: number };
   zone_retention: { zone_id: string; flag: number; updated_at: string };
+  job_replays: {
+    job_id: number;
+    zone_id: string;
+    start_ns: string;
+    end_ns: string;
+    status: string;
+    events_read: number | string;
+    exported: number | string;
+    objects_written: number;
+    error: string | null;
+    message: string | null;
+    node_id: string;
+    started_at: string;
+    finished_at: string | null;
+    updated_at: string;
+  };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
+import type { ReplayStatus } from '../domain/jobs/replay-progress.ts';
 import type { Database, Engine } from './database.ts';
 import * as accounts from './queries/account-queries.ts';
 import * as audit from './queries/audit-queries.ts';
@@ -11,7 +12,7 @@ import type { Db } from './queries/query-db.ts';
 import * as rulesets from './queries/ruleset-queries.ts';
 import * as settings from './queries/setting-queries.ts';
 import * as zones from './queries/zone-queries.ts';
-import type { ApiToken, AuditEntry, AuditQuery, AuthFailureCount, ConfigChange, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, User, Zone, ZoneCreation } from './store.ts';
+import type { ApiToken, AuditEntry, AuditQuery, AuthFailureCount, ConfigChange, Job, JobCounterRow, JobStatus, RulesetMeta, RulesetSnapshot, Session, Store, StoredReplay, User, Zone, ZoneCreation } from './store.ts';
 
 /**
  * The store over Kysely: the queries live in queries/, one module per aggregate (accounts, zones,
@@ -270,5 +271,21 @@ export class KyselyStore implements Store {
 
   listRetentionZones(): Promise<readonly string[]> {
     return retention.listRetentionZones(this.db);
+  }
+
+  getRetentionSince(zoneId: string): Promise<string | undefined> {
+    return retention.getRetentionSince(this.db, zoneId);
+  }
+
+  saveReplay(replay: StoredReplay): Promise<void> {
+    return retention.saveReplay(this.db, replay);
+  }
+
+  getReplay(jobId: number): Promise<StoredReplay | undefined> {
+    return retention.getReplay(this.db, jobId);
+  }
+
+  listReplays(nodeId: string, statuses: readonly ReplayStatus[]): Promise<readonly StoredReplay[]> {
+    return retention.listReplays(this.db, nodeId, statuses);
   }
 }

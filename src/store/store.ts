@@ -6,6 +6,7 @@
 
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
+import type { ReplayProgress, ReplayStatus } from '../domain/jobs/replay-progress.ts';
 
 /** A permission an API token can carry. */
 export type Permission = 'logs:read' | 'logs:edit' | 'logs:ingest';
@@ -295,4 +296,25 @@ export interface Store {
   setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void>;
   /** Every zone whose retention flag is on (what the retention writers run for). */
   listRetentionZones(): Promise<readonly string[]>;
+  /** Since when the zone's retention flag has been on (RFC 3339), or undefined while it is off. */
+  getRetentionSince(zoneId: string): Promise<string | undefined>;
+
+  /** Keeps a job's latest replay, replacing the one before. */
+  saveReplay(replay: StoredReplay): Promise<void>;
+  /** A job's latest replay, if it ever had one. */
+  getReplay(jobId: number): Promise<StoredReplay | undefined>;
+  /** The replays a node runs or queued, in these states, oldest first (what it resumes after a restart). */
+  listReplays(nodeId: string, statuses: readonly ReplayStatus[]): Promise<readonly StoredReplay[]>;
+}
+
+/** A job's replay as the store keeps it: the progress the API answers, and what resuming it needs. */
+export interface StoredReplay {
+  readonly progress: ReplayProgress;
+  readonly zoneId: string;
+  /** The window in Unix nanoseconds (decimal digits): start inclusive, end exclusive. */
+  readonly startNs: string;
+  readonly endNs: string;
+  /** The node that runs it. */
+  readonly nodeId: string;
+  readonly updatedAt: string;
 }

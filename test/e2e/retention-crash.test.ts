@@ -1,9 +1,12 @@
 /**
- * SIGKILL while retained segments are being built: a real `logexport serve` whose zone retains its events
- * writes a segment every 50 ms while clients post; it is killed three times mid-run and restarted on the
- * same data directory. Afterwards Logpull returns every event that got a 200, each exactly once: a segment
- * whose range was recorded is written again under the same key, and nothing is committed before its
- * segment is stored.
+ * SIGKILL while retained segments are being written and compacted: a real `logexport serve` whose zone
+ * retains its events writes a hot segment every 50 ms while clients post, and compacts each one as soon as
+ * it is written, with a whole core; it is killed three times mid-run and restarted on the same data
+ * directory. Afterwards Logpull returns every event that got a 200, each exactly once: a hot segment whose
+ * range was recorded is written again under the same key (or only committed, when a compaction holds it),
+ * nothing is committed before its segment is stored, and a compaction removes hot segments only after its
+ * Parquet segment and the list of what it holds are stored. (test/retention/compactor.test.ts kills a
+ * compaction at each of its steps.)
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +24,7 @@ import { killAllServed, serveNode, type ServedNode } from '../support/served-nod
 after(killAllServed);
 
 function serve(dataDir: string): Promise<ServedNode> {
-  return serveNode(dataDir, { LOGEXPORT_RETENTION_FLUSH: '50ms' });
+  return serveNode(dataDir, { LOGEXPORT_RETENTION_FLUSH: '50ms', LOGEXPORT_RETENTION_COMPACT_AFTER: '0s', LOGEXPORT_RETENTION_COMPACT_BUDGET: '1' });
 }
 
 describe('SIGKILL while retained segments are built', () => {
@@ -83,6 +86,9 @@ describe('SIGKILL while retained segments are built', () => {
     const missing = [...acknowledged].filter((id) => !found.has(id));
     assert.deepEqual(missing.slice(0, 5), [], `${missing.length} acknowledged events are missing`);
     assert.equal(ids.length, found.size, 'an event was retained twice');
+    // Both tiers were in use: compactions ran between the kills.
+    const files = fs.readdirSync(path.join(dataDir, 'retained', zone.id), { recursive: true, encoding: 'utf8' });
+    assert.ok(files.some((f) => f.endsWith('.parquet')), 'nothing was compacted');
     served.child.kill('SIGTERM');
     await served.exited;
     fs.rmSync(dataDir, { recursive: true, force: true });

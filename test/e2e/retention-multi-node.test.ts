@@ -68,7 +68,7 @@ describe('retention on two nodes sharing PostgreSQL, JetStream and an S3-compati
     fs.rmSync(s3dir, { recursive: true, force: true });
   });
 
-  it('pulls from node B every event node A ingested', async () => {
+  it('pulls from node B every event node A ingested, before and after they are compacted', async () => {
     const owner = await a.user();
     const zoneId = await a.zone(owner, `retained-${suffix}.example`);
     const flag = await a.call('POST', `/zones/${zoneId}/logs/control/retention/flag`, { body: { flag: true }, auth: owner });
@@ -93,5 +93,13 @@ describe('retention on two nodes sharing PostgreSQL, JetStream and an S3-compati
     assert.equal(ids.length, total, 'no event is retained twice');
     const rayid = await b.call('GET', `/zones/${zoneId}/logs/rayids/a0000010?fields=RayID,ClientIP`, { auth: owner });
     assert.equal(rayid.text, '{"RayID":"a0000010","ClientIP":"192.0.2.16"}\n');
+    // Compacted into Parquet in the bucket, by either node: node B reads the same events, once.
+    await a.app.retention.compactor.compactNow();
+    await b.app.retention.compactor.compactNow();
+    const keys = (await b.app.retention.segments.list(`${zoneId}/`)).map((e) => e.key);
+    assert.ok(keys.some((k) => k.endsWith('.parquet')) && !keys.some((k) => k.endsWith('.ndjson.zst')), keys.join());
+    const after = await b.call('GET', `/zones/${zoneId}/logs/received?start=${start}&end=${end}&fields=RayID`, { auth: owner });
+    const again = after.text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { RayID: string }).RayID);
+    assert.deepEqual(again.sort(), [...ids].sort());
   });
 });

@@ -6,8 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { chunkSection, encodeChunk, eventStatus, minDeflatedTextBytes, type ChunkSection } from '../../src/ingest/chunk-format.ts';
-import { inflateText } from '../../src/ingest/deflated-text.ts';
+import { chunkSection, encodeChunk, eventStatus, minDeflatedTextBytes, plainTextOf, retainedSectionId, type ChunkSection } from '../../src/ingest/chunk-format.ts';
 import { firstLayoutPayload } from '../support/first-layout-chunk.ts';
 
 /** A section for `jobId` from one entry per event: the record text, or the status of an event left out. */
@@ -24,7 +23,7 @@ function sectionOf(jobId: number, events: readonly (string | 1 | 2)[], delimiter
 
 /** The section's text as it is, decompressed if it was compressed. */
 function textOf(section: ChunkSection): Promise<Buffer> {
-  return section.text.kind === 'deflated' ? inflateText(section.text.piece) : Promise.resolve(section.text.text);
+  return plainTextOf(section.text);
 }
 
 /** A record long enough that `count` of them make a text that is compressed. */
@@ -64,6 +63,20 @@ describe('the chunk payload', () => {
       assert.throws(() => section.recordOf(text, 1), /not kept/);
     });
   }
+
+  it('stores the retained section as one zstd frame after the receive time, however short', async () => {
+    const lines = ['{"_received_ms":1790000000123,"RayID":"a"}\n', '{"_received_ms":1790000000123}\n'];
+    const text = Buffer.from(lines.join(''));
+    const payload = encodeChunk(2, [{ jobId: retainedSectionId, statuses: new Uint8Array(2), recordLengths: lines.map((l) => l.length - 1), delimiterLength: 1, text, zstd: { receivedMs: 1790000000123 } }], 3);
+    const section = chunkSection(payload, retainedSectionId);
+    assert.ok(section !== undefined && section.text.kind === 'zstd');
+    assert.equal(section.text.receivedMs, 1790000000123);
+    // A zstd frame starts with its magic number.
+    assert.equal(section.text.frame.readUInt32LE(0), 0xfd2fb528);
+    const plain = await plainTextOf(section.text);
+    assert.equal(plain.toString(), lines.join(''));
+    assert.deepEqual([0, 1].map((e) => section.recordOf(plain, e).toString() + '\n'), lines);
+  });
 
   it('reads a chunk of the first layout, whose records are stored one after the other', () => {
     const section = chunkSection(firstLayoutPayload(4, events), 4);

@@ -281,6 +281,48 @@ for (const engine of engines) {
       assert.deepEqual(await store.listRetentionZones(), []);
     });
 
+    it('knows since when a zone keeps its events: the time the flag was turned on, kept while it is set on again', async () => {
+      assert.equal(await store.getRetentionSince(z2), undefined);
+      await store.setRetentionFlag(z2, true, '2026-05-01T00:00:00.000Z');
+      await store.setRetentionFlag(z2, true, '2026-05-03T00:00:00.000Z');
+      assert.equal(await store.getRetentionSince(z2), '2026-05-01T00:00:00.000Z');
+      await store.setRetentionFlag(z2, false, '2026-05-04T00:00:00.000Z');
+      assert.equal(await store.getRetentionSince(z2), undefined);
+      await store.setRetentionFlag(z2, true, '2026-05-05T00:00:00.000Z');
+      assert.equal(await store.getRetentionSince(z2), '2026-05-05T00:00:00.000Z');
+      await store.setRetentionFlag(z2, false, now);
+    });
+
+    it("keeps each job's latest replay, replacing the one before, and lists a node's by state", async () => {
+      const job = await store.createJob(z1, settings, now, 1000);
+      assert.ok(job !== undefined);
+      assert.equal(await store.getReplay(job.id), undefined);
+      const progress = {
+        job_id: job.id,
+        start: '2026-05-02T10:00:00.000Z',
+        end: '2026-05-02T11:00:00.000Z',
+        status: 'running' as const,
+        events_read: 5_000_000_000,
+        exported: 12,
+        objects_written: 1,
+        error: null,
+        message: null,
+        started_at: now,
+        finished_at: null,
+      };
+      const replay = { progress, zoneId: z1, startNs: '1777716000000000000', endNs: '1777719600000000001', nodeId: 'node-a', updatedAt: now };
+      await store.saveReplay(replay);
+      assert.deepEqual(await store.getReplay(job.id), replay);
+      assert.deepEqual(await store.listReplays('node-a', ['queued', 'running']), [replay]);
+      assert.deepEqual(await store.listReplays('node-b', ['queued', 'running']), []);
+      const done = { ...replay, progress: { ...progress, status: 'done' as const, message: 'nothing', finished_at: now } };
+      await store.saveReplay(done);
+      assert.deepEqual(await store.getReplay(job.id), done);
+      assert.deepEqual(await store.listReplays('node-a', ['queued', 'running']), []);
+      await store.deleteJob(z1, job.id);
+      assert.equal(await store.getReplay(job.id), undefined);
+    });
+
     it('rolls back a transaction that throws', async () => {
       await assert.rejects(
         store.transaction(async (tx) => {

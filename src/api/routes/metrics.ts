@@ -108,6 +108,21 @@ export function metricsRoutes(app: FastifyInstance, deps: ApiDeps): void {
     lines.push(`logexport_queue_pending_bytes ${deps.dataPlane.pendingBytes()}`);
     family('logexport_retention_written_events_total', 'Retained events this node wrote into segments.', 'counter');
     for (const [zone, n] of deps.retention.written) lines.push(`logexport_retention_written_events_total{zone_id="${zone}"} ${n}`);
+    // The compaction's backlog (docs/retention.md): hot segments waiting to become Parquet on this node.
+    const compaction = deps.retention.compaction();
+    family('logexport_retention_hot_bytes', 'Bytes of hot (not yet compacted) retained segments this node will compact.', 'gauge');
+    lines.push(`logexport_retention_hot_bytes ${compaction.backlog.hotBytes}`);
+    family('logexport_retention_hot_segments', 'Hot retained segments this node will compact.', 'gauge');
+    lines.push(`logexport_retention_hot_segments ${compaction.backlog.hotSegments}`);
+    family('logexport_retention_oldest_hot_segment_age_seconds', 'How long ago the oldest event still in a hot segment was received (0 when none).', 'gauge');
+    const oldest = compaction.backlog.oldestReceivedMs;
+    lines.push(`logexport_retention_oldest_hot_segment_age_seconds ${oldest === undefined ? 0 : Math.max(0, (deps.clock.now() - oldest) / 1000)}`);
+    family('logexport_retention_compacted_segments_total', 'Hot retained segments this node compacted into Parquet.', 'counter');
+    lines.push(`logexport_retention_compacted_segments_total ${compaction.compactedHotSegments}`);
+    family('logexport_retention_compaction_paused', '1 while ingest is saturated and the compaction waits.', 'gauge');
+    lines.push(`logexport_retention_compaction_paused ${compaction.paused ? 1 : 0}`);
+    family('logexport_retention_quarantined_segments', 'A retained segment this node quarantined (it cannot be read; kept under <zone>/quarantine/).', 'gauge');
+    for (const q of compaction.quarantined) lines.push(`logexport_retention_quarantined_segments{zone_id="${q.zoneId}",segment="${q.key}"} 1`);
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(lines.join('\n') + '\n');
   });
 }

@@ -198,9 +198,35 @@ function checkWith(compiled: CompiledDataset, event: Record<string, unknown>, li
     }
     if (problem !== undefined) return err(problem);
   }
+  // A lone surrogate (`\ud800` without its pair) is no text: UTF-8 cannot hold it, so every output would
+  // write something else, and the retained segments could not be read. A line can only hold one as an
+  // escape, so a line without a backslash (the usual case) is not searched.
+  if (line === '' || line.indexOf('\\') !== -1) {
+    const field = fieldWithLoneSurrogate(event);
+    if (field !== undefined) return err(`${quote(field)} holds a lone surrogate (an unpaired \\ud800–\\udfff escape), which is not text: send the character itself, or leave it out`);
+  }
   if (removed !== undefined) for (let i = removed.length - 1; i >= 0; i--) delete event[removed[i] as string];
   // An object built by a source has no line its timestamps could be as sent in.
   return ok({ record: event, rawRequestHeaders, rawResponseHeaders, timestampsAsSent: timestampsAsSent && line !== '' });
+}
+
+/** The first field of the event with a lone surrogate anywhere in its value (strings, items, keys), if any. */
+function fieldWithLoneSurrogate(event: Readonly<Record<string, unknown>>): string | undefined {
+  for (const key in event) if (!isWellFormed(event[key])) return key;
+  return undefined;
+}
+
+/** Whether every string in a checked value (a string, an array of them or of raw header pairs, an object of numbers) is well-formed UTF-16. */
+function isWellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return (value as unknown as WellFormedString).isWellFormed();
+  if (Array.isArray(value)) return value.every(isWellFormed);
+  if (typeof value === 'object' && value !== null) return Object.keys(value).every(isWellFormed);
+  return true;
+}
+
+/** `String.prototype.isWellFormed` (Node 20; the project's TypeScript library is ES2023). Constant time for a one-byte string. */
+interface WellFormedString {
+  isWellFormed(): boolean;
 }
 
 /** Whether an object field of the event (`JA4Signals`) also has the key `name`, so its text appears nested too. */

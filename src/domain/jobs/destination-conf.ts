@@ -7,7 +7,7 @@
  */
 import type { ErrorDetail } from '../../core/app-error.ts';
 import type { Result } from '../../core/result.ts';
-import { decodeFormComponent, fail, findControlOrSpace } from './destination-conf/conf-parts.ts';
+import { decodeFormComponent, fail, findControlOrSpace } from '../../core/url-parts.ts';
 import { parseFileConf } from './destination-conf/parse-file-conf.ts';
 import { parseHttpConf } from './destination-conf/parse-http-conf.ts';
 import { parseR2Conf } from './destination-conf/parse-r2-conf.ts';

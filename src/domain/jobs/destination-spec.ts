@@ -4,17 +4,10 @@
  * them, depend on the shape and not on each other.
  */
 
-/** The JSON pointer every destination_conf problem is reported at. */
-export const destinationConfPointer = '/destination_conf';
+import type { AccessKeyPair } from '../../core/url-parts.ts';
+import type { S3Location } from '../../core/s3-url.ts';
 
-/** What a masked secret reads as in API responses (and is refused as a value when sent back). */
-export const maskedValue = 'REDACTED';
-
-/** An access key pair for S3 or R2; both halves are always present together. */
-export interface AccessKeyPair {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
+export { destinationConfPointer, maskedValue, type AccessKeyPair } from '../../core/url-parts.ts';
 
 /**
  * A directory under the export root. `path` is relative, `/`-separated, percent-decoded, without leading
@@ -25,18 +18,9 @@ export interface FileDestinationSpec {
   readonly path: string;
 }
 
-/** An AWS S3 bucket, or a bucket of an S3-compatible service when `endpoint` is set. */
-export interface S3DestinationSpec {
+/** An AWS S3 bucket, or a bucket of an S3-compatible service when `endpoint` is set (core/s3-url.ts). */
+export interface S3DestinationSpec extends S3Location {
   readonly kind: 's3';
-  readonly bucket: string;
-  /** Key prefix inside the bucket, same form as `FileDestinationSpec.path`. */
-  readonly path: string;
-  readonly region: string;
-  /** `http(s)://host[:port]` of an S3-compatible service; absent for AWS itself. */
-  readonly endpoint: string | undefined;
-  /** Absent: the AWS SDK's default credential chain is used. */
-  readonly credentials: AccessKeyPair | undefined;
-  readonly sse: 'AES256' | undefined;
 }
 
 /** A Cloudflare R2 bucket, reached through its S3-compatible endpoint. */

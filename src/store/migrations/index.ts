@@ -5,6 +5,7 @@ import { jobs } from './0002-jobs.ts';
 import { hardening } from './0003-hardening.ts';
 import { retention } from './0004-retention.ts';
 import { tenancy } from './0005-tenancy.ts';
+import { replayProgress } from './0006-replay-progress.ts';
 
 /** Every migration in order; names sort by their number, and a name never changes once released. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -14,5 +15,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0003-hardening': hardening(engine),
     '0004-retention': retention(engine),
     '0005-tenancy': tenancy(engine),
+    '0006-replay-progress': replayProgress(engine),
   };
 }

@@ -53,6 +53,9 @@ describe('parseIngestLine accepts', () => {
     { name: 'a line ending in CRLF', line: '{"RayID":"r"}\r', record: { RayID: 'r' } },
     { name: 'whitespace around and inside the object', line: ' \t{ "RayID" : "r" }  ', record: { RayID: 'r' } },
     { name: 'a field given twice, keeping the last value as JSON does', line: '{"RayID":"a","RayID":"b"}', record: { RayID: 'b' } },
+    { name: 'a NUL character, which every output and the retained segments hold', line: '{"ClientRequestUserAgent":"a\\u0000b"}', record: { ClientRequestUserAgent: 'a\u0000b' } },
+    { name: 'a surrogate pair written as escapes', line: '{"ClientRequestUserAgent":"\\ud83d\\ude00"}', record: { ClientRequestUserAgent: '😀' } },
+    { name: 'an escaped backslash before a u', line: '{"ClientRequestPath":"C:\\\\ud800"}', record: { ClientRequestPath: 'C:\\ud800' } },
   ];
   for (const { name, line, record } of cases) {
     it(name, () => assert.deepEqual(recordOf(line), record));
@@ -142,6 +145,12 @@ describe('parseIngestLine refuses', () => {
     { name: 'a raw header name over the length bound', line: `{"RawRequestHeaders":[["${long(257)}","x"]]}`, says: ['header name longer than 256 characters'] },
     { name: 'a raw header value over the length bound', line: `{"RawRequestHeaders":[["Host","${long(65_537)}"]]}`, says: ['"RawRequestHeaders"[0] has a value longer than 65536 characters'] },
     { name: 'raw headers over the pair bound', line: `{"RawRequestHeaders":${headers(501)}}`, says: ['"RawRequestHeaders" has more than 500 headers'] },
+    { name: 'a lone high surrogate', line: '{"RayID":"r","ClientRequestUserAgent":"a\\ud800b"}', says: ['"ClientRequestUserAgent" holds a lone surrogate', 'not text'] },
+    { name: 'a lone low surrogate', line: '{"ClientRequestPath":"\\udc00"}', says: ['"ClientRequestPath" holds a lone surrogate'] },
+    { name: 'surrogates in the wrong order', line: '{"ClientRequestPath":"\\ude00\\ud83d"}', says: ['"ClientRequestPath" holds a lone surrogate'] },
+    { name: 'a lone surrogate in a string array', line: '{"BotTags":["ok","\\uD800"]}', says: ['"BotTags" holds a lone surrogate'] },
+    { name: 'a lone surrogate in a raw header', line: '{"RawRequestHeaders":[["User-Agent","\\ud800"]]}', says: ['"RawRequestHeaders" holds a lone surrogate'] },
+    { name: 'a lone surrogate in a JA4Signals key', line: '{"JA4Signals":{"\\ud800":1}}', says: ['"JA4Signals" holds a lone surrogate'] },
   ];
   for (const { name, line, says } of cases) {
     it(name, () => {
@@ -288,6 +297,15 @@ describe('isBlankIngestLine', () => {
 });
 
 describe('compileIngestParser', () => {
+  it("refuses a source's event object with a lone surrogate, as it refuses such a line", () => {
+    const parse = compileIngestParser(httpRequests);
+    const checked = parse.check({ RayID: 'r', ClientRequestUserAgent: 'a\ud800', RawRequestHeaders: [['Host', 'x']] });
+    assert.ok(!checked.ok && checked.error.includes('"ClientRequestUserAgent" holds a lone surrogate'));
+    const header = parse.check({ RayID: 'r', RawRequestHeaders: [['Host', '\udfff']] });
+    assert.ok(!header.ok && header.error.includes('"RawRequestHeaders" holds a lone surrogate'));
+    assert.ok(parse.check({ RayID: 'r', ClientRequestUserAgent: 'é😀\u0000' }).ok);
+  });
+
   it('applies the limits it is given and names them in its messages', () => {
     const parse = compileIngestParser(httpRequests, {
       ...defaultIngestLimits,

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
-import type { ReplayProgress } from '../../../src/domain/jobs/replay-progress.ts';
+import { isReplayActive, type ReplayProgress, type ReplayStatus } from '../../../src/domain/jobs/replay-progress.ts';
 
 const pollMs = 1000;
 
@@ -8,6 +8,15 @@ const pollMs = 1000;
 function utcOf(value: string): string | undefined {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00Z` : undefined;
 }
+
+/** How a replay's status reads. */
+const statusWords: Readonly<Record<ReplayStatus, string>> = {
+  queued: 'queued (waiting for a free replay slot on its node)',
+  running: 'running',
+  done: 'done',
+  error: 'failed',
+  cancelled: 'cancelled',
+};
 
 /** `datetime-local` text for a time, in UTC. */
 function inputOf(ms: number): string {
@@ -27,7 +36,7 @@ export function ReplayForm(props: { readonly api: ApiClient; readonly path: stri
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    if (progress?.status !== 'running') return;
+    if (progress === undefined || !isReplayActive(progress.status)) return;
     const timer = window.setTimeout(() => {
       void props.api.get<ReplayProgress>(`${props.path}/replay`).then((answer) => {
         if (answer.ok) setProgress(answer.result);
@@ -52,6 +61,15 @@ export function ReplayForm(props: { readonly api: ApiClient; readonly path: stri
     else setError(messagesOf(answer.errors));
   };
 
+  const cancel = async () => {
+    setBusy(true);
+    const answer = await props.api.send<ReplayProgress>('DELETE', `${props.path}/replay`);
+    setBusy(false);
+    if (answer.ok) setProgress(answer.result);
+    else setError(messagesOf(answer.errors));
+  };
+  const active = progress !== undefined && isReplayActive(progress.status);
+
   return (
     <form class="replay-form" onSubmit={(e) => void submit(e)} aria-label="Replay a time window">
       <p class="hint">
@@ -63,9 +81,14 @@ export function ReplayForm(props: { readonly api: ApiClient; readonly path: stri
       <label for={`${props.idPrefix}-end`}>End (UTC, not included)</label>
       <input id={`${props.idPrefix}-end`} type="datetime-local" value={end} onInput={(e) => setEnd((e.target as HTMLInputElement).value)} />
       <div class="actions">
-        <button type="submit" disabled={busy || progress?.status === 'running'}>
+        <button type="submit" disabled={busy || active}>
           Start replay
         </button>
+        {active && (
+          <button type="button" disabled={busy} onClick={() => void cancel()}>
+            Cancel replay
+          </button>
+        )}
         <button type="button" onClick={props.onClose}>
           Close
         </button>
@@ -77,8 +100,9 @@ export function ReplayForm(props: { readonly api: ApiClient; readonly path: stri
       )}
       {progress !== undefined && (
         <p class="replay-progress" role="status">
-          Replay {progress.status === 'running' ? 'running' : progress.status === 'done' ? 'done' : 'failed'}: {progress.events_read} events read, {progress.exported}{' '}
-          exported, {progress.objects_written} {progress.objects_written === 1 ? 'file' : 'files'} written{progress.error !== null ? ` (${progress.error})` : ''}.
+          Replay {statusWords[progress.status]}: {progress.events_read} events read, {progress.exported} exported, {progress.objects_written}{' '}
+          {progress.objects_written === 1 ? 'file' : 'files'} written{progress.error !== null ? ` (${progress.error})` : ''}.
+          {progress.message !== null && <span class="replay-message"> {progress.message}</span>}
         </p>
       )}
     </form>

@@ -22,7 +22,7 @@ function fieldsToRead(output: LogpullOutput): readonly DatasetField[] {
  */
 function answerText(deps: ApiDeps, zoneId: string, window: ReceiveWindow, output: LogpullOutput, only?: { readonly rayId: string }): AsyncIterable<Buffer> {
   if (output.timestamps === 'unixnano') return readRetainedNdjson(deps.retention.source, zoneId, window, output, httpRequests, only);
-  return logpullText(readRetained(deps.retention.source, zoneId, window, fieldsToRead(output), only), output, httpRequests);
+  return logpullText(readRetained(deps.retention.source, zoneId, window, httpRequests, fieldsToRead(output), only), output, httpRequests);
 }
 
 /** Streams NDJSON, gzip-compressed when the client accepts it; a failure mid-way ends the connection. */

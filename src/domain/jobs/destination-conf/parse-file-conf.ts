@@ -5,7 +5,7 @@
 import type { ErrorDetail } from '../../../core/app-error.ts';
 import { err, ok, type Result } from '../../../core/result.ts';
 import type { DestinationSpec } from '../destination-spec.ts';
-import { detail, parsePath, splitRaw } from './conf-parts.ts';
+import { detail, parsePath, splitRaw } from '../../../core/url-parts.ts';
 
 const maxFileSegmentBytes = 255;
 

@@ -8,7 +8,7 @@ import type { ErrorDetail } from '../../../core/app-error.ts';
 import { err, ok, type Result } from '../../../core/result.ts';
 import { findNonTokenChar, tokenPunctuation } from '../../rulesets/token-char.ts';
 import { maskedValue, type DestinationSpec, type HttpHeader } from '../destination-spec.ts';
-import { decodeFormComponent, detail, fail, hasControlChar } from './conf-parts.ts';
+import { decodeFormComponent, detail, fail, hasControlChar } from '../../../core/url-parts.ts';
 
 /**
  * Headers an HTTP destination may not set through `header_*`: they frame the request, so letting a user set

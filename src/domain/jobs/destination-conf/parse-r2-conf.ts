@@ -6,7 +6,7 @@
 import type { ErrorDetail } from '../../../core/app-error.ts';
 import { err, ok, type Result } from '../../../core/result.ts';
 import type { DestinationSpec } from '../destination-spec.ts';
-import { detail, parseKeyPair, parsePath, parseQuery, splitRaw } from './conf-parts.ts';
+import { detail, parseKeyPair, parsePath, parseQuery, splitRaw } from '../../../core/url-parts.ts';
 
 const r2QueryKeys = ['account-id', 'access-key-id', 'secret-access-key'] as const;
 

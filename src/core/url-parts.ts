@@ -1,13 +1,25 @@
 /**
- * The pieces an object-store destination_conf is made of, `scheme://authority/path?query`, taken apart and
- * checked alike for every scheme, so that a bad path, query or key pair is refused in the same words
- * whichever scheme carries it. Paths are parsed by hand rather than with WHATWG `URL`, because `URL`
- * silently folds `..` and `%2e%2e` away, and a refused `..` must be seen to be refused. The decoding and
- * problem-reporting helpers here are shared by every parser, the HTTP one included.
+ * The grammar of the storage URLs logexport reads, `scheme://authority/path?query`: a job's
+ * destination_conf (domain/jobs/destination-conf) and the retained logs' LOGEXPORT_RETENTION_URL
+ * (config/), taken apart and checked alike, so that a bad path, query or key pair is refused in the same
+ * words wherever it is written. It lives below both, so configuration needs nothing of the domain. Paths
+ * are parsed by hand rather than with WHATWG `URL`, because `URL` silently folds `..` and `%2e%2e` away, and
+ * a refused `..` must be seen to be refused. Pure.
  */
-import type { ErrorDetail } from '../../../core/app-error.ts';
-import { err, ok, type Result } from '../../../core/result.ts';
-import { destinationConfPointer, maskedValue, type AccessKeyPair } from '../destination-spec.ts';
+import type { ErrorDetail } from './app-error.ts';
+import { err, ok, type Result } from './result.ts';
+
+/** The JSON pointer every destination_conf problem is reported at. */
+export const destinationConfPointer = '/destination_conf';
+
+/** What a masked secret reads as in API responses (and is refused as a value when sent back). */
+export const maskedValue = 'REDACTED';
+
+/** An access key pair for S3 or R2; both halves are always present together. */
+export interface AccessKeyPair {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
 
 const maxPathBytes = 900;
 const maxKeyLength = 512;
