@@ -1,4 +1,4 @@
-// The server as plain JavaScript in dist/: esbuild bundles src/main.ts and the ingest worker's entry, so a
+// The server as plain JavaScript in dist/: esbuild bundles src/main.ts and the ingest worker's entry (src/worker.ts), so a
 // running node needs no TypeScript loader. A loader costs a V8 isolate of its own in every thread (about
 // 80 MB of memory for the main thread and one worker) and seconds of compiling at start.
 //   isBundleFresh()   dist/ exists and is newer than every file under src/
@@ -31,7 +31,7 @@ export async function buildBundle() {
   mkdirSync(bundleDir, { recursive: true });
   // The ingest worker first, so the entry (which the freshness check reads) is written last.
   const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning', sourcemap: true };
-  await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'ingest', 'workers', 'ingest-worker.ts')], outfile: path.join(bundleDir, 'ingest-worker.mjs') });
+  await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'worker.ts')], outfile: path.join(bundleDir, 'ingest-worker.mjs') });
   // Plain JavaScript already, started as a thread by its file name.
   copyFileSync(path.join(srcDir, 'queue', 'embedded', 'checkpoint-thread.mjs'), path.join(bundleDir, 'checkpoint-thread.mjs'));
   await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'main.ts')], outfile: bundleEntry });

@@ -31,6 +31,8 @@ import { openLiveBus } from './live/open-live-bus.ts';
 import { ZoneDirectory } from './sources/zone-directory.ts';
 import { openQueue } from './queue/open-queue.ts';
 import { TailSources } from './sources/tail/tail-sources.ts';
+import { tailSinkOf } from './sources/tail/tail-task.ts';
+import { ingestWorkerSetup } from './worker-setup.ts';
 import type { EventQueue } from './queue/queue.ts';
 import { cachedStore } from './store/cached-store.ts';
 import { openStore } from './store/open-store.ts';
@@ -110,7 +112,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     const counters = new CounterRegistry(store, clock, nodeId);
     const filterLimits = { maxOperators: config.filterMaxOperators, maxBytes: config.filterMaxBytes };
     const snapshots = new ZoneSnapshots(store, { filterLimits, gzipLevel: config.gzipLevel });
-    const workers = new IngestWorkers(config.workers);
+    const workers = new IngestWorkers(config.workers, ingestWorkerSetup());
     closers.push(() => workers.close());
     // Instant Logs: sessions and viewers of this node, and the bus to the other nodes' (NATS when scaled out).
     const live = new LiveHub({
@@ -255,7 +257,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
     await zoneDirectory.start();
     closers.push(() => zoneDirectory.stop());
     // Sources route by host through the zone directory, and hand their events to ingest like a request.
-    const tails = await TailSources.start({ specs: config.tail, queue, sink: ingestor, zones: zoneDirectory, maxPendingBytes: config.queueMaxPendingBytes, log });
+    const tails = await TailSources.start({ specs: config.tail, queue, sink: tailSinkOf(ingestor), zones: zoneDirectory, maxPendingBytes: config.queueMaxPendingBytes, log });
     tailsRef.current = tails;
     closers.push(() => tails.stop());
 

@@ -1,7 +1,7 @@
 /**
  * The layout's dependency rules (docs/data-path.md, docs/decisions.md), checked on the imports of every
  * source file: routes import neither the server nor each other; the pure rules under src/domain import
- * nothing below them; dependencies follow the data (ingest never imports delivery).
+ * nothing below them; dependencies follow the data (ingest never imports delivery, nor the sources).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,6 +54,10 @@ describe('the layout', () => {
   it('lets data flow one way: ingest never imports delivery, and the queue imports neither', () => {
     assert.deepEqual(offenders('ingest/', (target) => target.startsWith('delivery/') || target.startsWith('live/')), []);
     assert.deepEqual(offenders('queue/', (target) => target.startsWith('ingest/') || target.startsWith('delivery/')), []);
+  });
+
+  it('keeps ingest free of the sources: they hand it decoders through an interface ingest owns, and ingest imports nothing of theirs', () => {
+    assert.deepEqual(offenders('ingest/', (target) => target.startsWith('sources/')), []);
   });
 
   it('lets Instant Logs follow ingest: src/live imports neither delivery nor the API', () => {

@@ -37,21 +37,9 @@ export interface IngestPlan {
   readonly retain: boolean;
 }
 
-/**
- * What a bad line does to its request: `refuse` the request whole (HTTP ingest), or `skip` the line and
- * report it, queueing the others (sources that answer per record, such as OTLP's partial success).
- */
-export type BadLines = 'refuse' | 'skip';
-
-/** Lines left out of a request processed with `skip`: their 1-based numbers, and the first problems in words. */
-export interface SkippedLines {
-  readonly lines: readonly number[];
-  readonly problems: readonly ErrorDetail[];
-}
-
 /** The result of processing one request body. */
 export type IngestOutcome =
-  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly live: readonly LiveTapOutput[]; readonly skipped?: SkippedLines }
+  | { readonly ok: true; readonly accepted: number; readonly chunks: readonly ChunkInput[]; readonly live: readonly LiveTapOutput[] }
   | { readonly ok: false; readonly problems: readonly ErrorDetail[] };
 
 /** A chunk closes when its kept text reaches this size (well under a default NATS message limit of 1 MB)… */
@@ -180,10 +168,8 @@ export class EventPreparation {
  * events (nothing to queue, nothing to show). `body` is the bytes `text` was decoded from, which the
  * retained copy of an event takes its line from; `receivedMs` is when the events were received.
  */
-export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, badLinesDo: BadLines = 'refuse', body?: RequestBody, receivedMs?: number): IngestOutcome {
+export function processIngestText(text: string, parse: IngestLineParser, plan: IngestPlan, body?: RequestBody, receivedMs?: number): IngestOutcome {
   const preparation = new EventPreparation(plan, body, receivedMs);
-  const skip = badLinesDo === 'skip';
-  const skippedLines: number[] = [];
   const problems: ErrorDetail[] = [];
   let badLines = 0;
   let accepted = 0;
@@ -200,8 +186,7 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     const result = parse(line);
     if (!result.ok) {
       if (problems.length < maxReportedLines) problems.push({ message: `line ${lineNumber}: ${result.error}` });
-      if (skip) skippedLines.push(lineNumber);
-      else badLines += 1;
+      badLines += 1;
       continue;
     }
     accepted += 1;
@@ -214,7 +199,6 @@ export function processIngestText(text: string, parse: IngestLineParser, plan: I
     return { ok: false, problems };
   }
   const { chunks, live } = preparation.finish();
-  if (skip) return { ok: true, accepted, chunks, live, skipped: { lines: skippedLines, problems } };
   if (accepted === 0) return { ok: false, problems: [{ message: 'The request holds no events: send one JSON object per line (NDJSON)' }] };
   return { ok: true, accepted, chunks, live };
 }

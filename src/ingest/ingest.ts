@@ -3,17 +3,16 @@
  * event, every enabled job's filter, sampler and formatter applied, and those of the live sessions watching
  * the zone; ingest-task.ts), on a worker thread when there are some → the resulting chunks durably appended
  * to the zone's stream. Only then does the request succeed, and only then do live sessions get what they
- * kept. Events of a dataset with no enabled job are acknowledged and counted as dropped.
+ * kept. Events of a dataset with no enabled job are acknowledged and counted as dropped. A source's bytes go
+ * the same way through the decoder it registered (event-decoder.ts, source-task.ts): events checked and
+ * prepared per zone on a worker, then appended (with the source's checkpoint, for a tailed file).
  */
 import { AppError } from '../core/app-error.ts';
-import type { Dataset } from '../domain/datasets/http-requests.ts';
-import type { EventQueue, SourceCheckpoint, StreamAppend } from '../queue/queue.ts';
+import { httpRequests, type Dataset } from '../domain/datasets/http-requests.ts';
+import type { ChunkInput, EventQueue, SourceCheckpoint, StreamAppend } from '../queue/queue.ts';
 import type { LiveTapOutput, LiveTapSpec } from './live-tap.ts';
-import type { BadLines, SkippedLines } from './ingest-processor.ts';
-import type { BodyFormat, OtlpTaskOutput, PlanSource } from './ingest-task.ts';
-import { noRejections } from '../sources/otlp/otlp-lines.ts';
-import { httpRequests } from '../domain/datasets/http-requests.ts';
-import type { TailTask, TailTaskResult } from '../sources/tail/tail-task.ts';
+import type { PlanSource } from './ingest-task.ts';
+import type { PreparedZone, SourceTask } from './source-task.ts';
 import type { IngestWorkers } from './workers/ingest-workers.ts';
 import type { ZoneSnapshots } from './zone-snapshots.ts';
 import { IngestFigures, type IngestCounters, type WayIn } from './ingest-figures.ts';
@@ -21,8 +20,15 @@ import { systemClock } from '../core/clock.ts';
 
 export type { IngestCounters } from './ingest-figures.ts';
 
-/** A tailed file's batch, processed. */
-export type PreparedTail = Extract<TailTaskResult, { kind: 'done' }>;
+/** A source's batch, decoded and prepared: per zone, with the decoder's account and the body's digest when asked for. */
+export interface PreparedSource {
+  readonly zones: readonly PreparedZone[];
+  readonly account: unknown;
+  readonly dedupeKey?: string;
+}
+
+/** Which plans a source's task carries: one zone's (every event goes there), or those of every zone the node's sources routed to by host. */
+export type SourceZones = { readonly kind: 'zone'; readonly zoneId: string } | { readonly kind: 'routed' };
 
 /** A request body as received. */
 export interface IngestBody {
@@ -30,12 +36,6 @@ export interface IngestBody {
   readonly encoding: 'identity' | 'gzip';
   /** Largest body after decompression. */
   readonly limitBytes: number;
-  /** What a bad line does: `refuse` the request whole (the default, HTTP ingest) or `skip` it and report it. */
-  readonly badLines?: BadLines;
-  /** NDJSON unless said otherwise (an OTLP request's records are mapped to events first; their bad ones skipped). */
-  readonly format?: BodyFormat;
-  /** How the events came in, for the figures: HTTP ingest unless said otherwise. */
-  readonly wayIn?: WayIn;
 }
 
 /** Where ingest finds the live sessions watching a zone (Instant Logs, src/live/) and hands them what they keep. */
@@ -48,18 +48,12 @@ export interface LiveTaps {
 
 const noLiveTaps: LiveTaps = { watching: () => undefined, deliver: () => {} };
 
-/** What ingest did with a request: how many events it queued, and (with `badLines: 'skip'`) which lines it left out. */
+/** What ingest did with a request: how many events it checked and queued. */
 export interface IngestResult {
   readonly accepted: number;
-  readonly skipped?: SkippedLines;
-  /** For an OTLP request: its records, and those rejected. */
-  readonly otlp?: OtlpTaskOutput;
   /** Events checked and then dropped because no enabled job exports the zone's events (the answer says so). */
   readonly droppedNoJob?: number;
 }
-
-/** The plan of a task that only splits an OTLP request by host: never compiled, as nothing is processed. */
-const splitPlan: PlanSource = { rules: [], jobs: [], settings: { filterLimits: { maxOperators: 0, maxBytes: 0 }, gzipLevel: 0 }, retain: false };
 
 export class Ingestor {
   private readonly queue: EventQueue;
@@ -71,11 +65,11 @@ export class Ingestor {
   readonly figures: IngestFigures;
   /** The figures of each zone. */
   readonly counters: Map<string, IngestCounters>;
-  private readonly now: () => number;
   /** Events a source dropped before they had a zone, by reason (`unknown_host`: no zone for the event's host). */
   readonly unrouted: Record<string, number>;
-  /** Zones the node's tailed files have met, whose plans go with every batch. */
-  private readonly tailZones = new Set<string>();
+  private readonly now: () => number;
+  /** Zones the node's sources have routed events to by host, whose plans go with every such task. */
+  private readonly routedZones = new Set<string>();
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -89,7 +83,6 @@ export class Ingestor {
     figures: IngestFigures = new IngestFigures(systemClock),
     now: () => number = Date.now,
   ) {
-    this.now = now;
     this.queue = queue;
     this.snapshots = snapshots;
     this.workers = workers;
@@ -98,6 +91,7 @@ export class Ingestor {
     this.figures = figures;
     this.counters = figures.zones;
     this.unrouted = figures.unrouted.dropped;
+    this.now = now;
   }
 
   /** Resolves when no request is being ingested (stopping waits for this before the runners drain). */
@@ -120,26 +114,6 @@ export class Ingestor {
   }
 
   /**
-   * Decodes an OTLP request and maps its records to lines grouped by host, on a worker, without processing
-   * them: the caller routes each group to its zone and ingests it as NDJSON with bad lines skipped.
-   */
-  async splitOtlp(dataset: Dataset, body: IngestBody & { readonly format: BodyFormat & { readonly kind: 'otlp' } }): Promise<OtlpTaskOutput> {
-    return this.tracked(async () => {
-      const result = await this.workers.run({
-        dataset: dataset.id,
-        body: body.bytes,
-        encoding: body.encoding,
-        limitBytes: body.limitBytes,
-        format: { ...body.format, splitByHost: true },
-        planKey: '',
-        plan: splitPlan,
-      });
-      if (!result.ok) throw new AppError(result.kind, result.details);
-      return result.otlp ?? { total: 0, rejections: noRejections, groups: [] };
-    });
-  }
-
-  /**
    * Runs `work` counted as in flight, so stopping waits for it: a source whose request takes several steps
    * (split, then ingest per zone) wraps them all, so a node that starts stopping in between still queues them.
    */
@@ -153,43 +127,74 @@ export class Ingestor {
     }
   }
 
-  /** Counts lines of a tailed file dropped because no zone could be found for them (`unknown_host`). */
-  countUnrouted(reason: string, count: number): void {
-    this.figures.dropped('', 'tail', reason, count);
-  }
 
   /**
-   * Processes a batch of a tailed file (decode, route by host, prepare with each zone's plan) on a worker
-   * thread when there are some. The task carries the plans of every zone the node's tails have met; a zone
-   * met for the first time is loaded and the batch run again.
+   * Decodes and prepares a source's batch with its decoder (event-decoder.ts), on a worker thread when there
+   * are some. With `zones` of one zone, the task carries that zone's plan, and the request is counted on the
+   * zone (and refused there, when its body is refused). Routed, it carries the plans of every zone the node's
+   * sources met; a zone met for the first time is loaded and the batch run again. A refused body throws the
+   * AppError to answer with.
    */
-  async prepareTail(task: Omit<TailTask, 'plans'>): Promise<PreparedTail> {
+  async prepareFromSource(task: Omit<SourceTask, 'plans' | 'dataset' | 'receivedAtMs'>, zones: SourceZones, way: WayIn): Promise<PreparedSource> {
+    if (zones.kind === 'zone') this.figures.count(zones.zoneId, way, { requests: 1 });
+    const receivedAtMs = this.now();
+    let bytes = task.bytes;
     for (let attempt = 0; ; attempt++) {
       const plans: Record<string, { planKey: string; plan: PlanSource }> = {};
-      for (const zoneId of this.tailZones) {
+      for (const zoneId of zones.kind === 'zone' ? [zones.zoneId] : this.routedZones) {
         plans[zoneId] = this.withLiveSessions(zoneId, httpRequests.id, await this.snapshots.get(zoneId, httpRequests.id));
       }
-      const result = await this.workers.runTail({ ...task, plans });
-      if (result.kind === 'done') return result;
-      if (attempt >= 2) throw new Error(`the plans of zones ${result.zoneIds.join(', ')} could not be loaded for a tailed file`);
-      for (const zoneId of result.zoneIds) this.tailZones.add(zoneId);
+      const result = await this.workers.runSource({ ...task, bytes, dataset: httpRequests.id, plans, receivedAtMs });
+      switch (result.kind) {
+        case 'done':
+          return { zones: result.zones, account: result.account, ...(result.dedupeKey === undefined ? {} : { dedupeKey: result.dedupeKey }) };
+        case 'refused':
+          if (zones.kind === 'zone') this.figures.count(zones.zoneId, way, { rejected_requests: 1 });
+          throw new AppError(result.error, result.details);
+        case 'needPlans':
+          if (zones.kind === 'zone' || attempt >= 2) throw new Error(`the plans of zones ${result.zoneIds.join(', ')} could not be loaded for a source's batch`);
+          for (const zoneId of result.zoneIds) this.routedZones.add(zoneId);
+          bytes = result.bytes ?? bytes;
+      }
     }
   }
 
   /**
-   * Appends a prepared batch of a tailed file to its zones' streams together with the tail's checkpoint;
-   * resolves once both are durable. Lines of a zone with no enabled job are counted as dropped (`no_job`).
+   * Appends what a source's request prepared for one zone (de-duplicated by `dedupeKey` where the queue can
+   * tell); resolves once it is durable, then hands the live sessions what they kept. `countRequest` counts a
+   * request on the zone (a request routed by host counts once on each zone it reached). Events of a zone
+   * with no enabled job are counted as dropped (`no_job`), and answered (the events so dropped); only events
+   * stored count as accepted, so a request sent again is not counted twice.
    */
-  async appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void> {
-    await this.tracked(async () => {
-      const appends: StreamAppend[] = prepared.appends.map((append) => ({ stream: { zoneId: append.zoneId, dataset: httpRequests.id }, chunks: append.chunks }));
-      await this.queue.appendFromSource(appends, checkpoint, batchId);
-      const queued = new Set(prepared.appends.map((append) => append.zoneId));
-      for (const [zoneId, count] of Object.entries(prepared.routed)) {
-        if (queued.has(zoneId)) this.figures.count(zoneId, 'tail', { accepted_events: count, events: count });
-        else this.figures.dropped(zoneId, 'tail', 'no_job', count);
+  async appendPrepared(zone: PreparedZone, dedupeKey: string | undefined, countRequest: boolean, way: WayIn): Promise<{ readonly droppedNoJob: number }> {
+    return this.tracked(async () => {
+      if (countRequest) this.figures.count(zone.zoneId, way, { requests: 1 });
+      let droppedNoJob = 0;
+      if (zone.chunks.length === 0) {
+        this.figures.dropped(zone.zoneId, way, 'no_job', zone.events);
+        droppedNoJob = zone.events;
+      } else {
+        const stored = await this.appendDurably(zone.zoneId, way, httpRequests.id, zone.chunks, dedupeKey);
+        this.figures.count(zone.zoneId, way, { accepted_events: stored, events: stored });
       }
-      for (const { zoneId, outputs } of prepared.live) this.live.deliver(zoneId, outputs);
+      if (zone.live.length > 0) this.live.deliver(zone.zoneId, zone.live);
+      return { droppedNoJob };
+    });
+  }
+
+  /**
+   * Appends a source's prepared batch to its zones' streams together with the source's checkpoint; resolves
+   * once both are durable. Events of a zone with no enabled job are counted as dropped (`no_job`).
+   */
+  async appendFromSource(prepared: PreparedSource, checkpoint: SourceCheckpoint, batchId: string, way: WayIn): Promise<void> {
+    await this.tracked(async () => {
+      const appends: StreamAppend[] = prepared.zones.filter((zone) => zone.chunks.length > 0).map((zone) => ({ stream: { zoneId: zone.zoneId, dataset: httpRequests.id }, chunks: zone.chunks }));
+      await this.queue.appendFromSource(appends, checkpoint, batchId);
+      for (const zone of prepared.zones) {
+        if (zone.chunks.length > 0) this.figures.count(zone.zoneId, way, { accepted_events: zone.events, events: zone.events });
+        else this.figures.dropped(zone.zoneId, way, 'no_job', zone.events);
+      }
+      for (const zone of prepared.zones) if (zone.live.length > 0) this.live.deliver(zone.zoneId, zone.live);
     });
   }
 
@@ -201,45 +206,41 @@ export class Ingestor {
   }
 
   private async ingestNow(zoneId: string, dataset: Dataset, body: IngestBody): Promise<IngestResult> {
-    const way = body.wayIn ?? 'http';
-    this.figures.count(zoneId, way, { requests: 1 });
+    this.figures.count(zoneId, 'http', { requests: 1 });
     const snapshot = await this.snapshots.get(zoneId, dataset.id);
     const result = await this.workers.run({
       dataset: dataset.id,
       body: body.bytes,
       encoding: body.encoding,
       limitBytes: body.limitBytes,
-      ...(body.badLines === undefined ? {} : { badLines: body.badLines }),
-      ...(body.format === undefined ? {} : { format: body.format }),
       ...this.withLiveSessions(zoneId, dataset.id, snapshot),
       receivedAtMs: this.now(),
     });
     if (!result.ok) {
-      this.figures.count(zoneId, way, { rejected_requests: 1 });
+      this.figures.count(zoneId, 'http', { rejected_requests: 1 });
       throw new AppError(result.kind, result.details);
     }
-    const answer: IngestResult = {
-      accepted: result.accepted,
-      ...(result.skipped === undefined ? {} : { skipped: result.skipped }),
-      ...(result.otlp === undefined ? {} : { otlp: result.otlp }),
-    };
+    const answer: IngestResult = { accepted: result.accepted };
     if (snapshot.plan.jobs.length === 0 && !snapshot.plan.retain) {
-      this.figures.dropped(zoneId, way, 'no_job', result.accepted);
+      this.figures.dropped(zoneId, 'http', 'no_job', result.accepted);
       if (result.live.length > 0) this.live.deliver(zoneId, result.live);
       return result.accepted > 0 ? { ...answer, droppedNoJob: result.accepted } : answer;
     }
-    // Every line was skipped: nothing to queue.
-    if (result.accepted === 0) return answer;
+    const stored = await this.appendDurably(zoneId, 'http', dataset.id, result.chunks, result.dedupeKey);
+    this.figures.count(zoneId, 'http', { accepted_events: stored, events: stored });
+    if (result.live.length > 0) this.live.deliver(zoneId, result.live);
+    return answer;
+  }
+
+  /** Appends a request's chunks; resolves the events stored (none for a body stored within the de-duplication window already). */
+  private async appendDurably(zoneId: string, way: WayIn, dataset: string, chunks: readonly ChunkInput[], dedupeKey: string | undefined): Promise<number> {
     try {
-      await this.queue.append({ zoneId, dataset: dataset.id }, result.chunks, result.dedupeKey);
+      return await this.queue.append({ zoneId, dataset }, chunks, dedupeKey);
     } catch (error) {
       this.onAppendError(error);
       // Not durable, so not accepted: the client retries, and a retry of the same body is stored once.
       this.figures.count(zoneId, way, { rejected_requests: 1 });
       throw new AppError('queueUnavailable', undefined, 5);
     }
-    this.figures.count(zoneId, way, { accepted_events: result.accepted, events: result.accepted });
-    if (result.live.length > 0) this.live.deliver(zoneId, result.live);
-    return answer;
   }
 }

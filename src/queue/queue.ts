@@ -98,10 +98,11 @@ export interface QueueConsumer {
 /** The queue of a node. */
 export interface EventQueue {
   /**
-   * Appends chunks to a stream; resolves once they are durable. `dedupeKey` identifies the request's
-   * content, so a retried request is not stored twice where the implementation can tell.
+   * Appends chunks to a stream; resolves once they are durable, with the number of events stored. `dedupeKey`
+   * identifies the request's content, so a retried request is not stored twice where the implementation can
+   * tell: the events of chunks it already holds are not counted.
    */
-  append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void>;
+  append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<number>;
   /**
    * Appends a source's chunks (to any number of streams) together with its new checkpoint; resolves once
    * both are durable. Embedded: one transaction, so after a crash the checkpoint says exactly what was

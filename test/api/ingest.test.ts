@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
-import net from 'node:net';
 import { createGzip, gzipSync } from 'node:zlib';
 import type { StreamKey } from '../../src/queue/queue.ts';
 import {
@@ -15,8 +14,10 @@ import {
   event,
   freshDir,
   ndjson,
+  postChunked,
   postIngest,
   rayIds,
+  stalledUpload,
   startPlane,
   startReceiver,
   waitFor,
@@ -37,19 +38,6 @@ async function probe(h: PlaneHarness, name: string): Promise<() => Promise<numbe
     const chunks = await consumer.fetch({ maxChunks: 1000, maxBytes: 64 << 20, maxWaitMs: 0 });
     return chunks.reduce((n, chunk) => n + chunk.count, 0);
   };
-}
-
-/** Starts an ingest upload that announces `bytes` of body, sends a few, and stalls. */
-async function startUpload(h: PlaneHarness, bytes: number): Promise<net.Socket> {
-  const url = new URL(h.t.app.url);
-  const socket = net.connect(Number(url.port), url.hostname);
-  socket.on('error', () => undefined);
-  await once(socket, 'connect');
-  socket.write(
-    `POST /ingest/zones/${h.zone}/http_requests HTTP/1.1\r\nHost: ${url.host}\r\nX-Auth-Email: ${h.owner.email}\r\n` +
-      `X-Auth-Key: ${h.owner.key}\r\nContent-Length: ${bytes}\r\n\r\n{"RayID":`,
-  );
-  return socket;
 }
 
 /** About 200 KB of gzip per 200 MB of zeros it inflates to, built without holding the zeros in memory. */
@@ -313,8 +301,7 @@ describe('ingest back-pressure', () => {
     try {
       await createJob(h, { destination_conf: `file:///${freshDir('buffered')}`, output_options: { field_names: ['RayID'] } });
       // An upload that announces 900 KB and stalls holds that much of the budget…
-      const stalled = await startUpload(h, 900_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stalled = await stalledUpload(h, 900_000);
       const res = await postIngest(h, ndjson(rayIds('busy', 0, 1000).map((id) => event(id, { ClientRequestPath: `/${'p'.repeat(200)}` }))));
       assertRefused(res, 429, 12429);
       assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
@@ -328,16 +315,56 @@ describe('ingest back-pressure', () => {
     }
   });
 
+  it('counts a body sent without Content-Length by the bytes that arrive: 200 chunked requests at once are all taken', async () => {
+    const h = await startPlane();
+    try {
+      await createJob(h, { destination_conf: `file:///${freshDir('chunked-burst')}`, output_options: { field_names: ['RayID'] } });
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => postChunked(h, `/ingest/zones/${h.zone}/http_requests`, Buffer.from(ndjson([event(`burst-${i}`)])), { 'content-type': 'application/x-ndjson' })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        answers.map(() => 200),
+        answers.find((a) => a.status !== 200)?.text,
+      );
+      const metrics = await (await fetch(`${h.t.app.url}/metrics`)).text();
+      assert.match(metrics, new RegExp(`^logexport_ingest_accepted_events_total\\{zone_id="${h.zone}"\\} 200$`, 'm'));
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('refuses a chunked body with 429 once its bytes take what the bodies hold over the budget, and takes one alone however large', async () => {
+    const h = await startPlane({ LOGEXPORT_INGEST_MAX_BUFFERED: '1MiB' });
+    try {
+      await createJob(h, { destination_conf: `file:///${freshDir('chunked-budget')}`, output_options: { field_names: ['RayID'] } });
+      const big = (prefix: string) => Buffer.from(ndjson(rayIds(prefix, 0, 6000).map((id) => event(id, { ClientRequestPath: `/${'p'.repeat(200)}` }))));
+      assert.ok(big('x').length > 1024 * 1024);
+      const alone = await postChunked(h, `/ingest/zones/${h.zone}/http_requests`, big('alone'), { 'content-type': 'application/x-ndjson' });
+      assert.equal(alone.status, 200, alone.text);
+      const stalled = await stalledUpload(h, 900_000);
+      const refused = await postChunked(h, `/ingest/zones/${h.zone}/http_requests`, big('beside'), { 'content-type': 'application/x-ndjson' });
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal((JSON.parse(refused.text) as { errors: { code: number }[] }).errors[0]?.code, 12429);
+      stalled.destroy();
+    } finally {
+      await h.stop();
+    }
+  });
+
   it('answers 503 with Retry-After once the node is stopping, while runners still deliver', async () => {
     const h = await startPlane();
     const receiver = await startReceiver();
     try {
-      // A slow destination keeps the drain going long enough to post during it.
-      receiver.fallback = { kind: 'status', status: 200, delayMs: 1500 };
       await createJob(h, { destination_conf: receiver.url, output_options: { field_names: ['RayID'] } });
+      // The destination holds its answer until the test has its 503, so the drain is still going then.
+      let release = () => {};
+      receiver.fallback = { kind: 'status', status: 200, until: new Promise<void>((resolve) => (release = resolve)) };
       await postIngest(h, ndjson([event('before-stop')]));
       const stopping = h.t.app.stop();
       const res = await postIngest(h, ndjson([event('during-stop')]));
+      release();
       assertRefused(res, 503, 12503);
       assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
       await stopping;

@@ -86,6 +86,8 @@ export async function startTestApp(env: RawEnv = {}, options: AppOptions = {}): 
     },
     async zone(owner, name) {
       const zone = await createZone(app.store, clock, owner.userId, name ?? `zone${++counter}-${process.pid}.example.com`);
+      // Created beside the API, as a node's own zone route would: routing by host knows it at once.
+      await app.zoneDirectory.refresh();
       return zone.id;
     },
     async token(owner, zoneIds, permissions) {

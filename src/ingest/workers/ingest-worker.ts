@@ -1,11 +1,12 @@
-/** A worker thread that runs ingest tasks (see ingest-task.ts) and tailed files' batches (tail-task.ts) for the main thread. */
+/**
+ * The task loop of an ingest worker thread: runs HTTP ingest tasks (ingest-task.ts) and sources' tasks
+ * (source-task.ts, with the decoders the thread's entry registered) for the main thread.
+ */
 import { parentPort } from 'node:worker_threads';
-import { runTailTask, TailDecoders, type TailTask } from '../../sources/tail/tail-task.ts';
 import type { ChunkInput } from '../../queue/queue.ts';
+import type { EventDecoders } from '../event-decoders.ts';
 import { PlanCache, runIngestTask, type IngestTask } from '../ingest-task.ts';
-
-const cache = new PlanCache();
-const decoders = new TailDecoders();
+import { runSourceTask, type SourceTask } from '../source-task.ts';
 
 /** Moves the chunks' memory to the main thread instead of copying it, where a chunk owns its buffer. */
 function movable(chunks: readonly ChunkInput[], transfer: ArrayBuffer[]): void {
@@ -15,23 +16,34 @@ function movable(chunks: readonly ChunkInput[], transfer: ArrayBuffer[]): void {
   }
 }
 
-parentPort?.on('message', (message: { id: number; task?: IngestTask; tail?: TailTask }) => {
-  let reply: unknown;
-  const transfer: ArrayBuffer[] = [];
-  try {
-    if (message.tail !== undefined) {
-      const result = runTailTask(message.tail, cache, decoders);
-      if (result.kind === 'done') for (const append of result.appends) movable(append.chunks, transfer);
-      reply = { id: message.id, tail: result };
-    } else if (message.task !== undefined) {
-      const result = runIngestTask(message.task, cache);
-      if (result.ok) movable(result.chunks, transfer);
-      reply = { id: message.id, result };
-    } else {
-      throw new Error('the message holds no task');
+/** Answers the main thread's tasks until the thread ends. */
+export function serveIngestTasks(decoders: EventDecoders): void {
+  const cache = new PlanCache();
+  parentPort?.on('message', (message: { id: number; task?: IngestTask; source?: SourceTask }) => {
+    let reply: unknown;
+    const transfer: ArrayBuffer[] = [];
+    try {
+      if (message.source !== undefined) {
+        const result = runSourceTask(message.source, cache, decoders);
+        if (result.kind === 'done') for (const zone of result.zones) movable(zone.chunks, transfer);
+        if (result.kind === 'needPlans') {
+          // The bytes come back for the task to be run again with the plans (moved back, when they were moved here).
+          const bytes = message.source.bytes;
+          if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength > 0) transfer.push(bytes.buffer as ArrayBuffer);
+          reply = { id: message.id, source: { ...result, bytes } };
+        } else {
+          reply = { id: message.id, source: result };
+        }
+      } else if (message.task !== undefined) {
+        const result = runIngestTask(message.task, cache);
+        if (result.ok) movable(result.chunks, transfer);
+        reply = { id: message.id, result };
+      } else {
+        throw new Error('the message holds no task');
+      }
+    } catch (error) {
+      reply = { id: message.id, failure: error instanceof Error ? error.message : String(error) };
     }
-  } catch (error) {
-    reply = { id: message.id, failure: error instanceof Error ? error.message : String(error) };
-  }
-  parentPort?.postMessage(reply, transfer);
-});
+    parentPort?.postMessage(reply, transfer);
+  });
+}

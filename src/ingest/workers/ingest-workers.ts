@@ -8,11 +8,12 @@
  * happens (docs/performance.md has the figures). With no workers, every task runs on the main thread.
  */
 import { Worker } from 'node:worker_threads';
-import { runTailTask, TailDecoders, type TailTask, type TailTaskResult } from '../../sources/tail/tail-task.ts';
+import type { EventDecoders } from '../event-decoders.ts';
 import { PlanCache, runIngestTask, type IngestTask, type TaskResult } from '../ingest-task.ts';
+import { runSourceTask, type SourceTask, type SourceTaskResult } from '../source-task.ts';
 
 interface Pending {
-  readonly resolve: (result: TaskResult | TailTaskResult) => void;
+  readonly resolve: (result: TaskResult | SourceTaskResult) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -22,45 +23,68 @@ interface Slot {
 }
 
 /**
- * The worker's module. Built (dist/, one bundle beside this code), it is plain JavaScript; run from the
- * TypeScript sources, a small boot module registers tsx in the new thread first.
+ * How a node's worker threads start, and what the main thread runs when it takes a task itself: the entry
+ * module of a worker (the node's, which registers the sources' decoders and serves ingest-worker.ts's loop),
+ * and the same decoders for this thread.
  */
-const fromSources = import.meta.url.endsWith('.ts');
-const workerUrl = fromSources ? new URL('./worker-boot.mjs', import.meta.url) : new URL('./ingest-worker.mjs', import.meta.url);
-const workerOptions = {
-  workerData: fromSources ? { entry: new URL('./ingest-worker.ts', import.meta.url).href } : {},
-  // A task's garbage is short-lived: a young generation of 24 MB (V8's default reaches 48 MB) collects it
-  // as fast, measured, and keeps each worker ~20 MB smaller under overload.
-  resourceLimits: { maxYoungGenerationSizeMb: 24 },
-};
+export interface IngestWorkerSetup {
+  readonly entry: URL;
+  readonly decoders: EventDecoders;
+}
+
+/** Boots a worker on `entry`: plain JavaScript when built (dist/); from the TypeScript sources, a small boot module registers tsx in the new thread first. */
+function workerStart(entry: URL): { readonly url: URL; readonly options: ConstructorParameters<typeof Worker>[1] } {
+  const fromSources = entry.pathname.endsWith('.ts');
+  return {
+    url: fromSources ? new URL('./worker-boot.mjs', import.meta.url) : entry,
+    options: {
+      workerData: fromSources ? { entry: entry.href } : {},
+      // A task's garbage is short-lived: a young generation of 24 MB (V8's default reaches 48 MB) collects it
+      // as fast, measured, and keeps each worker ~20 MB smaller under overload.
+      resourceLimits: { maxYoungGenerationSizeMb: 24 },
+    },
+  };
+}
+/**
+ * The memory of bytes that can be moved to a worker instead of copied: bytes that own it (large request
+ * bodies do; small ones may share a pooled buffer, and are copied). Empty bytes are never moved: they may be
+ * a shared empty buffer.
+ */
+function movable(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
+}
+
 /** Tasks sent to a worker and not yet answered at which the main thread takes the next task itself. */
 const saturatedPending = 2;
 
 export class IngestWorkers {
   private readonly slots: Slot[] = [];
   private readonly inline = new PlanCache();
-  private readonly inlineDecoders = new TailDecoders();
+  private readonly decoders: EventDecoders;
+  private readonly start: ReturnType<typeof workerStart>;
   private nextId = 1;
   private closed = false;
 
-  constructor(size: number) {
+  constructor(size: number, setup: IngestWorkerSetup) {
+    this.decoders = setup.decoders;
+    this.start = workerStart(setup.entry);
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(workerUrl, workerOptions), pending: new Map() };
+    const slot: Slot = { worker: new Worker(this.start.url, this.start.options), pending: new Map() };
     this.attach(slot);
     return slot;
   }
 
   private attach(slot: Slot): void {
     slot.worker.unref();
-    slot.worker.on('message', (message: { id: number; result?: TaskResult; tail?: TailTaskResult; failure?: string }) => {
+    slot.worker.on('message', (message: { id: number; result?: TaskResult; source?: SourceTaskResult; failure?: string }) => {
       const pending = slot.pending.get(message.id);
       if (pending === undefined) return;
       slot.pending.delete(message.id);
       if (message.result !== undefined) pending.resolve(message.result);
-      else if (message.tail !== undefined) pending.resolve(message.tail);
+      else if (message.source !== undefined) pending.resolve(message.source);
       else pending.reject(new Error(message.failure ?? 'the ingest worker failed'));
     });
     const fail = (error: Error) => {
@@ -68,7 +92,7 @@ export class IngestWorkers {
       slot.pending.clear();
       if (!this.closed) {
         // A worker that died is replaced, so one bad request cannot take ingest down.
-        slot.worker = new Worker(workerUrl, workerOptions);
+        slot.worker = new Worker(this.start.url, this.start.options);
         this.attach(slot);
       }
     };
@@ -82,27 +106,26 @@ export class IngestWorkers {
   async run(task: IngestTask): Promise<TaskResult> {
     const slot = this.leastBusy();
     if (slot === undefined || slot.pending.size >= saturatedPending) return runIngestTask(task, this.inline);
-    const id = this.nextId++;
-    // The body is moved, not copied, when it owns its memory (large request bodies do; small ones may share
-    // a pooled buffer, and are copied). An empty body is never moved: it may be a shared empty buffer.
-    const body = task.body;
-    const transfer = body.byteLength > 0 && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
+    return this.post(slot, { id: this.nextId++, task }, movable(task.body));
+  }
+
+  /**
+   * Runs a source's task on the least busy worker, or inline like `run`. Bytes that own their memory are
+   * moved to the worker like a request's body; a task that needs plans it lacks hands them back with its
+   * answer (`bytes`), so it can be run again.
+   */
+  async runSource(task: SourceTask): Promise<SourceTaskResult> {
+    const slot = this.leastBusy();
+    if (slot === undefined || slot.pending.size >= saturatedPending) return runSourceTask(task, this.inline, this.decoders);
+    return this.post(slot, { id: this.nextId++, source: task }, movable(task.bytes));
+  }
+
+  private post<T extends TaskResult | SourceTaskResult>(slot: Slot, message: { readonly id: number; readonly task?: IngestTask; readonly source?: SourceTask }, transfer: ArrayBuffer[]): Promise<T> {
     return new Promise((resolve, reject) => {
       // A body that cannot be sent throws here and fails this task alone; the task is counted as pending
       // only once sent (its answer arrives in a later turn of the event loop).
-      slot.worker.postMessage({ id, task }, transfer);
-      slot.pending.set(id, { resolve: resolve as (result: TaskResult | TailTaskResult) => void, reject });
-    });
-  }
-
-  /** Runs a batch of a tailed file on the least busy worker, or inline like `run`. */
-  async runTail(task: TailTask): Promise<TailTaskResult> {
-    const slot = this.leastBusy();
-    if (slot === undefined || slot.pending.size >= saturatedPending) return runTailTask(task, this.inline, this.inlineDecoders);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      slot.worker.postMessage({ id, tail: task });
-      slot.pending.set(id, { resolve: resolve as (result: TaskResult | TailTaskResult) => void, reject });
+      slot.worker.postMessage(message, transfer);
+      slot.pending.set(message.id, { resolve: resolve as (result: TaskResult | SourceTaskResult) => void, reject });
     });
   }
 

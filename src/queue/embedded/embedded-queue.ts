@@ -68,7 +68,8 @@ interface PendingAppend {
   readonly dedupeKey: string | undefined;
   /** Written in the same transaction as the chunks. */
   readonly checkpoint: SourceCheckpoint | undefined;
-  readonly resolve: () => void;
+  /** Resolves with the events stored (none when the dedupe key was seen within the window). */
+  readonly resolve: (stored: number) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -142,10 +143,10 @@ export class EmbeddedQueue implements EventQueue {
     this.#sweepTimer.unref();
   }
 
-  async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void> {
+  async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<number> {
     this.#assertOpen();
     assertChunks(chunks);
-    if (chunks.length === 0) return;
+    if (chunks.length === 0) return 0;
     const state = this.#stream(stream);
     return this.#enqueue([{ stream: state, chunks }], dedupeKey, undefined);
   }
@@ -155,7 +156,7 @@ export class EmbeddedQueue implements EventQueue {
     this.#assertOpen();
     for (const append of appends) assertChunks(append.chunks);
     const parts = appends.filter((append) => append.chunks.length > 0).map((append) => ({ stream: this.#stream(append.stream), chunks: append.chunks }));
-    return this.#enqueue(parts, undefined, checkpoint);
+    await this.#enqueue(parts, undefined, checkpoint);
   }
 
   async sourceCheckpoints(): Promise<readonly SourceCheckpoint[]> {
@@ -163,7 +164,7 @@ export class EmbeddedQueue implements EventQueue {
     return this.#db.sourceCheckpoints();
   }
 
-  #enqueue(parts: PendingAppend['parts'], dedupeKey: string | undefined, checkpoint: SourceCheckpoint | undefined): Promise<void> {
+  #enqueue(parts: PendingAppend['parts'], dedupeKey: string | undefined, checkpoint: SourceCheckpoint | undefined): Promise<number> {
     return new Promise((resolve, reject) => {
       this.#appends.push({ parts, dedupeKey, checkpoint, resolve, reject });
       if (!this.#flushScheduled) {
@@ -265,13 +266,15 @@ export class EmbeddedQueue implements EventQueue {
       return;
     }
     const now = this.#clock.now();
-    let written: { ends: Map<StreamState, number>; lastSeq: number };
+    let written: { ends: Map<StreamState, number>; lastSeq: number; stored: number[] };
     try {
       written = this.#db.transaction(() => {
         const ends = new Map<StreamState, number>();
+        const stored: number[] = [];
         let lastSeq = this.#lastSeq;
         for (const append of group) {
           if (append.checkpoint !== undefined) this.#db.putSourceCheckpoint(append.checkpoint.source, append.checkpoint.state);
+          let events = 0;
           for (const part of append.parts) {
             const streamId = part.stream.id;
             if (append.dedupeKey !== undefined) {
@@ -284,12 +287,14 @@ export class EmbeddedQueue implements EventQueue {
               const payload = asBuffer(chunk.payload);
               end += payload.byteLength;
               lastSeq = this.#db.insertChunk(streamId, now, chunk.count, payload, end);
+              events += chunk.count;
             }
             ends.set(part.stream, end);
           }
+          stored.push(events);
         }
         for (const [stream, end] of ends) this.#db.setStreamEnd(stream.id, end);
-        return { ends, lastSeq };
+        return { ends, lastSeq, stored };
       });
     } catch (error) {
       for (const append of group) append.reject(error);
@@ -302,14 +307,13 @@ export class EmbeddedQueue implements EventQueue {
       this.#refreshPending(stream);
     }
     for (const stream of written.ends.keys()) wakeAll(stream.waiters);
+    const resolveAll = () => group.forEach((append, i) => append.resolve(written.stored[i] ?? 0));
     if (!this.#durable) {
-      for (const append of group) append.resolve();
+      resolveAll();
       return;
     }
     this.#syncWal().then(
-      () => {
-        for (const append of group) append.resolve();
-      },
+      resolveAll,
       (error: unknown) => {
         for (const append of group) append.reject(error);
       },

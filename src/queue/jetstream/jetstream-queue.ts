@@ -17,7 +17,7 @@
  *   node asks first anyway.
  */
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstreamManager, type JetStreamClient, type JetStreamManager, type JetStreamPublishOptions } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, ReplayPolicy, jetstreamManager, type JetStreamClient, type JetStreamManager, type JetStreamPublishOptions, type PubAck } from '@nats-io/jetstream';
 import { JetStreamConsumer, type ConsumerLink } from './jetstream-consumer.ts';
 import { recordCountOf, recordsHeader, storedAtMs } from './message-delivery.ts';
 import { HeldChunks } from './held-chunks.ts';
@@ -161,15 +161,17 @@ export class JetStreamQueue implements EventQueue {
     this.#refreshTimer.unref();
   }
 
-  async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<void> {
+  async append(stream: StreamKey, chunks: readonly ChunkInput[], dedupeKey?: string): Promise<number> {
     this.#assertOpen();
     assertChunks(chunks);
-    if (chunks.length === 0) return;
+    if (chunks.length === 0) return 0;
     const subject = subjectOf(this.#settings.subjectPrefix, stream);
     const maxBytes = (this.#nc.info?.max_payload ?? 1024 * 1024) - headerRoomBytes;
     const messages = chunks.map((chunk) => messagePartsOf(chunk, maxBytes));
     // Every publish is sent before this function first waits, so concurrent appends keep their call order.
-    const publishes: Promise<unknown>[] = [];
+    const publishes: Promise<PubAck>[] = [];
+    /** The events of each published message, in the order of `publishes`. */
+    const counts: number[] = [];
     let bytes = 0;
     messages.forEach((parts, index) => {
       parts.forEach((part, partIndex) => {
@@ -178,6 +180,7 @@ export class JetStreamQueue implements EventQueue {
         const options: Partial<JetStreamPublishOptions> = { headers: h, timeout: this.#settings.publishTimeoutMs };
         if (dedupeKey !== undefined) options.msgID = messageIdOf(stream, dedupeKey, index, partIndex);
         publishes.push(this.#js.publish(subject, part.payload, options));
+        counts.push(part.count);
         bytes += part.payload.byteLength;
       });
     });
@@ -191,6 +194,12 @@ export class JetStreamQueue implements EventQueue {
       throw new Error(`could not store events in the JetStream stream '${this.#settings.streamName}' (${failures.length} of ${publishes.length} messages failed): ${why}`, { cause: first.reason });
     }
     this.#appendedBytes += bytes;
+    // A message the server already held (same id within its duplicate window) stored nothing this time.
+    let stored = 0;
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled' && !result.value.duplicate) stored += counts[i] ?? 0;
+    });
+    return stored;
   }
 
   /**

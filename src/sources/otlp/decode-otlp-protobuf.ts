@@ -1,7 +1,9 @@
 /**
- * An `application/x-protobuf` OTLP logs request → the flattened records of otlp-logs.ts. The wire format
- * is decoded by the package's generated code (otlp-schema.ts); this module only converts its objects:
- * 64-bit integers to bigint, ids to hex, key-value lists to maps.
+ * An `application/x-protobuf` OTLP logs request → the flattened records of otlp-logs.ts, through the
+ * package's generated decoder (otlp-schema.ts); this module only converts its objects: 64-bit integers to
+ * bigint, ids to hex, key-value lists to maps. The one-pass reader (read-otlp-protobuf.ts) reads canonical
+ * requests without it; this is the reading of every other request, and the reference the one-pass reader is
+ * held equal to.
  */
 import { err, ok, type Result } from '../../core/result.ts';
 import { decodeLogsRequestMessage, type DecodedAnyValue, type DecodedKeyValue, type DecodedLong } from './otlp-schema.ts';
@@ -62,7 +64,9 @@ function hexOf(bytes: Uint8Array | null | undefined): string {
 /** Decodes a protobuf body; the error is one sentence for the `Status` of a 400 answer. */
 export function decodeOtlpProtobuf(bytes: Uint8Array): Result<readonly OtlpLogRecord[], string> {
   try {
-    const request = decodeLogsRequestMessage(bytes);
+    // Always a Buffer, whichever thread the body came from: protobufjs reads a Buffer's strings with Node's
+    // UTF-8 decoder (and a plain byte array's with its own, which reads bad UTF-8 differently).
+    const request = decodeLogsRequestMessage(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     const records: OtlpLogRecord[] = [];
     for (const resourceLogs of request.resourceLogs ?? []) {
       const attributes = resourceLogs.resource?.attributes;

@@ -1,65 +1,132 @@
 /**
- * One OTLP log record → one ingest line (the NDJSON text of a native `http_requests` event), which then
- * goes through exactly the checks, capture and jobs of HTTP ingest. Two shapes are understood:
+ * One OTLP log record → the event object of a native `http_requests` event (what HTTP ingest makes of an
+ * NDJSON line), which then goes through exactly the checks, capture and jobs of HTTP ingest. Two shapes are
+ * understood:
  *
  * - a body that is a map (or a JSON object text) of native event fields — what Fluent Bit or Vector send
  *   when they forward logexport NDJSON — is taken as that event, as it is;
  * - otherwise the OpenTelemetry HTTP semantic conventions on the record's attributes, each falling back
- *   to the resource's attribute of the same name (docs/sources.md has the table).
+ *   to the resource's attribute of the same name, and any attribute named after a native field
+ *   (docs/sources.md has the table).
  *
- * A record with neither shape is not an HTTP request log and is rejected with the reason.
+ * A record with neither shape is not an HTTP request log and is rejected with the reason. The objects hold
+ * exactly what the JSON text of the event, read back, would (an integer beyond a double's precision as the
+ * double JSON would give, except timestamps, which keep every digit), so no text is written and read again.
  */
 import { createHash } from 'node:crypto';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { rawRequestHeadersKey, rawResponseHeadersKey } from '../../domain/datasets/raw-headers.ts';
-import type { OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
-import type { OtlpRejectCode } from './otlp-lines.ts';
+import { maxTimestampDouble } from '../../domain/datasets/timestamp-range.ts';
+import { ObjectShapes, setMember } from './object-shapes.ts';
+import type { MappedAttributes, MappedLogRecord, OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
+import type { OtlpRejectCode } from './otlp-rejections.ts';
 
-/** A mapped record: the ingest line and the host it is routed by, or why it was rejected. */
+/**
+ * A mapped record: the event object (not yet checked) and the host it is routed by; a body that is the JSON
+ * text of an event, for the ingest line parser to read; or why the record was rejected.
+ */
 export type MappedRecord =
-  | { readonly kind: 'event'; readonly line: string; readonly host: string | undefined }
+  | { readonly kind: 'event'; readonly event: Record<string, unknown>; readonly host: string | undefined }
+  | { readonly kind: 'text'; readonly line: string }
   | { readonly kind: 'rejected'; readonly code: OtlpRejectCode; readonly reason: string };
 
 /** Attribute key prefixes of the raw headers (HTTP semantic conventions: lower-case names, string arrays). */
 const requestHeaderPrefix = 'http.request.header.';
 const responseHeaderPrefix = 'http.response.header.';
 
+/** The dataset's field names: an attribute named after one fills that field. */
+const fieldNames: ReadonlySet<string> = new Set(httpRequests.fields.map((field) => field.name));
 /** The keys a native event may have; a body map holding any of them is taken as a native event. */
-const nativeKeys: ReadonlySet<string> = new Set([...httpRequests.fields.map((field) => field.name), rawRequestHeadersKey, rawResponseHeadersKey]);
+export const nativeKeys: ReadonlySet<string> = new Set([...fieldNames, rawRequestHeadersKey, rawResponseHeadersKey]);
+/** Fields whose values keep every digit of an integer (nanosecond timestamps). */
+export const timestampFields: ReadonlySet<string> = new Set(httpRequests.fields.filter((field) => field.type === 'timestamp').map((field) => field.name));
 
-/** JSON text of an OTLP value; integers keep every digit (timestamps above 2^53 ns stay exact). */
-function jsonOf(value: OtlpValue): string {
-  if (value === undefined) return 'null';
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-  if (typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
-  if (value instanceof Uint8Array) return JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'));
-  if (value instanceof Map) {
-    const parts: string[] = [];
-    for (const [key, item] of value) parts.push(`${JSON.stringify(key)}:${jsonOf(item)}`);
-    return `{${parts.join(',')}}`;
-  }
-  return `[${(value as readonly OtlpValue[]).map(jsonOf).join(',')}]`;
+/** The semantic-convention attributes the mapping reads by name, each at its index in `MappedAttributes.conventions`. */
+export const conventionKeys = [
+  'http.request.method',
+  'http.response.status_code',
+  'url.full',
+  'url.path',
+  'url.query',
+  'url.scheme',
+  'http.route',
+  'server.address',
+  'client.address',
+  'network.peer.address',
+  'client.port',
+  'user_agent.original',
+  'network.protocol.name',
+  'network.protocol.version',
+  'http.request.body.size',
+  'http.response.body.size',
+  'http.response.size',
+  'geo.country.iso_code',
+  'http.server.request.duration',
+  'http.request.id',
+  'RayID',
+] as const;
+
+type ConventionKey = (typeof conventionKeys)[number];
+const conventionIndex = new Map<string, number>(conventionKeys.map((key, i) => [key, i]));
+
+/** The index of a semantic-convention attribute the mapping reads; -1 for another key. */
+export function conventionIndexOf(key: string): number {
+  return conventionIndex.get(key) ?? -1;
 }
 
-/** The native event a body carries, as a JSON line with the host it names, if it is one. */
-function nativeEventOf(body: OtlpValue): MappedRecord | undefined {
-  if (body instanceof Map) {
-    for (const key of body.keys()) {
-      if (!nativeKeys.has(key)) continue;
-      const host = body.get('ClientRequestHost');
-      return { kind: 'event', line: jsonOf(body), host: typeof host === 'string' && host !== '' ? host : hostOfRawHeaders(body.get(rawRequestHeadersKey)) };
+/** Whether the mapping reads the attribute `key` besides the conventions: a header, or a native field (RayID is a convention). */
+export function isOtherAttribute(key: string): boolean {
+  return roleOf(key).kind !== 'none';
+}
+
+/** A 64-bit integer as the JSON value of its digits read back: a timestamp keeps them all (unless negative), others are the nearest double. */
+export function jsonOfInteger(value: bigint, timestamp: boolean): number | string {
+  return timestamp && value >= 0n ? value.toString() : Number(value);
+}
+
+/**
+ * A double as the JSON value of its text read back: -0 is 0, a value JSON cannot hold is null, and a
+ * timestamp beyond 2^53 keeps the digits JSON writes for it (a double above 2^53 has no fraction).
+ */
+export function jsonOfDouble(value: number, timestamp: boolean): number | string | null {
+  if (value === 0) return 0;
+  if (!Number.isFinite(value)) return null;
+  return timestamp && value > Number.MAX_SAFE_INTEGER && value <= maxTimestampDouble ? String(value) : value;
+}
+
+/** Bytes as JSON holds them: base64. */
+export function jsonOfBytes(value: Uint8Array): string {
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+}
+
+/** An OTLP value as the JSON value of a native event's member (`timestamp`: the member is a timestamp field). */
+function jsonValueOf(value: OtlpValue, timestamp: boolean): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'bigint') return jsonOfInteger(value, timestamp);
+  if (typeof value === 'number') return jsonOfDouble(value, timestamp);
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (value instanceof Uint8Array) return jsonOfBytes(value);
+  if (value instanceof Map) return objectOf(value, false);
+  return (value as readonly OtlpValue[]).map((item) => jsonValueOf(item, false));
+}
+
+/** The shapes of the events this thread made (object-shapes.ts). */
+const shapes = new ObjectShapes();
+
+/** A key-value list as a JSON object; `top`: the event itself, whose timestamp members keep their digits. */
+function objectOf(values: OtlpKeyValues, top: boolean): Record<string, unknown> {
+  if (top) {
+    const keys: string[] = [];
+    const items: unknown[] = [];
+    for (const [key, item] of values) {
+      keys.push(key);
+      items.push(jsonValueOf(item, timestampFields.has(key)));
     }
-    return undefined;
+    return shapes.build(keys, items, keys.length);
   }
-  if (typeof body === 'string') {
-    const text = body.trim();
-    if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
-    // Whitespace between JSON tokens may be a line break, which would split the NDJSON line.
-    const line = text.replace(/[\r\n]/g, ' ');
-    return { kind: 'event', line, host: hostOfNativeLine(line) };
-  }
-  return undefined;
+  const object: Record<string, unknown> = {};
+  for (const [key, item] of values) setMember(object, key, jsonValueOf(item, false));
+  return object;
 }
 
 /** The first `Host` of raw request headers (a key-value list body holds them as arrays of two strings). */
@@ -71,9 +138,47 @@ function hostOfRawHeaders(raw: unknown): string | undefined {
   return undefined;
 }
 
-function lookup(record: OtlpLogRecord, key: string): OtlpValue {
-  const own = record.attributes.get(key);
-  return own !== undefined ? own : record.resource.get(key);
+/** The host a native event is routed by: its `ClientRequestHost`, else its first raw `Host` header. */
+export function hostOfNativeEvent(event: Readonly<Record<string, unknown>>): string | undefined {
+  const host = event.ClientRequestHost;
+  return typeof host === 'string' && host !== '' ? host : hostOfRawHeaders(event[rawRequestHeadersKey]);
+}
+
+/** The host a native event's JSON text is routed by, when the text is JSON (for a line the checks refused). */
+export function hostOfNativeLine(line: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return typeof parsed === 'object' && parsed !== null ? hostOfNativeEvent(parsed as Record<string, unknown>) : undefined;
+}
+
+/** The native event a body carries, if it is one: a key-value list with a native key, or the JSON text of an object. */
+function nativeEventOf(body: OtlpValue): MappedRecord | undefined {
+  if (body instanceof Map) {
+    for (const key of body.keys()) {
+      if (!nativeKeys.has(key)) continue;
+      const event = objectOf(body, true);
+      return { kind: 'event', event, host: hostOfNativeEvent(event) };
+    }
+    return undefined;
+  }
+  if (typeof body === 'string') {
+    const text = body.trim();
+    if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
+    // Whitespace between JSON tokens may be a line break, which would split an NDJSON line.
+    return { kind: 'text', line: text.replace(/[\r\n]/g, ' ') };
+  }
+  return undefined;
+}
+
+/** Where each convention is in `MappedAttributes.conventions`. */
+const at = Object.fromEntries(conventionKeys.map((key, i) => [key, i])) as Readonly<Record<ConventionKey, number>>;
+
+function lookup(record: MappedLogRecord, key: ConventionKey): OtlpValue {
+  return record.attributes.conventions[at[key]];
 }
 
 function stringOf(value: OtlpValue): string | undefined {
@@ -83,11 +188,21 @@ function stringOf(value: OtlpValue): string | undefined {
 }
 
 /** An integer attribute: an OTLP int, an integral double, or a decimal string; undefined otherwise. */
+const minSafe = BigInt(Number.MIN_SAFE_INTEGER);
+const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
+
 function integerOf(value: OtlpValue): number | undefined {
-  if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
+  if (typeof value === 'bigint') return value >= minSafe && value <= maxSafe ? Number(value) : undefined;
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
   if (typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return Number(value);
   return undefined;
+}
+
+/** JSON text of an OTLP value, for a reason that quotes it. */
+function textOf(value: OtlpValue): string {
+  if (typeof value === 'bigint') return value.toString();
+  const json = JSON.stringify(jsonValueOf(value, false));
+  return json.length > 64 ? `${json.slice(0, 64)}…` : json;
 }
 
 /** Header values: a string array (every value, in order), or one string. */
@@ -104,20 +219,88 @@ function headerValuesOf(value: OtlpValue): string[] {
   return text === undefined ? [] : [text];
 }
 
-/** `[name, value]` pairs of the headers whose attributes start with `prefix`: the record's, then the resource's names it lacks. */
-function headersOf(record: OtlpLogRecord, prefix: string): [string, string][] {
-  const pairs: [string, string][] = [];
-  const seen = new Set<string>();
-  const collect = (attributes: OtlpKeyValues) => {
-    for (const [key, value] of attributes) {
-      if (!key.startsWith(prefix) || key.length === prefix.length || seen.has(key)) continue;
-      seen.add(key);
-      for (const text of headerValuesOf(value)) pairs.push([key.slice(prefix.length), text]);
+/** What an attribute's key is to the mapping, besides a convention it looks up by name. */
+type AttributeRole =
+  | { readonly kind: 'requestHeader' | 'responseHeader'; readonly name: string }
+  | { readonly kind: 'field'; readonly timestamp: boolean }
+  | { readonly kind: 'none' };
+
+const noRole: AttributeRole = { kind: 'none' };
+/** Roles of the keys met lately (a request repeats the same keys record after record); bounded, as keys come from clients. */
+const roles = new Map<string, AttributeRole>();
+
+function roleOf(key: string): AttributeRole {
+  let role = roles.get(key);
+  if (role !== undefined) return role;
+  if (key.startsWith(requestHeaderPrefix) && key.length > requestHeaderPrefix.length) role = { kind: 'requestHeader', name: key.slice(requestHeaderPrefix.length) };
+  else if (key.startsWith(responseHeaderPrefix) && key.length > responseHeaderPrefix.length) role = { kind: 'responseHeader', name: key.slice(responseHeaderPrefix.length) };
+  // RayID is read as a convention (a number is taken as its digits).
+  else if (fieldNames.has(key) && key !== 'RayID') role = { kind: 'field', timestamp: timestampFields.has(key) };
+  else role = noRole;
+  if (roles.size >= 4096) roles.clear();
+  roles.set(key, role);
+  return role;
+}
+
+/** What a record's header and native-field attributes give. */
+interface AttributeParts {
+  /** Request and response headers, every value in order; pseudo-headers (`:authority`) apart, as they are no headers. */
+  readonly requestHeaders: [string, string][];
+  readonly responseHeaders: [string, string][];
+  authority: string | undefined;
+  /** Attributes named after a native field, in order. */
+  readonly fields: [string, OtlpValue][];
+}
+
+function partsOf(record: MappedLogRecord): AttributeParts {
+  const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fields: [] };
+  for (const [key, value] of record.attributes.others) {
+    const role = roleOf(key);
+    switch (role.kind) {
+      case 'none':
+        break;
+      case 'field':
+        if (value !== undefined) parts.fields.push([key, value]);
+        break;
+      case 'requestHeader':
+      case 'responseHeader': {
+        if (role.name.startsWith(':')) {
+          if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= headerValuesOf(value)[0];
+          break;
+        }
+        const pairs = role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders;
+        for (const text of headerValuesOf(value)) pairs.push([role.name, text]);
+      }
     }
+  }
+  return parts;
+}
+
+/**
+ * The attributes the mapping reads, from a record's and its resource's key-value lists (as the generated
+ * decoder and the JSON mapping read them; the one-pass reader builds these as it reads).
+ */
+export function mappedAttributesOf(attributes: OtlpKeyValues, resource: OtlpKeyValues): MappedAttributes {
+  const conventions: OtlpValue[] = conventionKeys.map((key) => {
+    const own = attributes.get(key);
+    return own !== undefined ? own : resource.get(key);
+  });
+  const others: [string, OtlpValue][] = [];
+  for (const [key, value] of attributes) if (isOtherAttribute(key)) others.push([key, value]);
+  for (const [key, value] of resource) if (isOtherAttribute(key) && !attributes.has(key)) others.push([key, value]);
+  return { conventions, others };
+}
+
+/** A decoded record as the mapping reads it. */
+export function mappedRecordOf(record: OtlpLogRecord): MappedLogRecord {
+  return {
+    timeUnixNano: record.timeUnixNano,
+    observedTimeUnixNano: record.observedTimeUnixNano,
+    body: record.body,
+    attributes: mappedAttributesOf(record.attributes, record.resource),
+    traceId: record.traceId,
+    spanId: record.spanId,
   };
-  collect(record.attributes);
-  if (record.resource.size > 0) collect(record.resource);
-  return pairs;
 }
 
 /** The first value of a header in raw pairs, names compared ignoring case. */
@@ -145,31 +328,36 @@ function urlPartsOf(full: string | undefined): UrlParts {
 }
 
 /** `HTTP/1.1` from `network.protocol.version` = `1.1` (and `network.protocol.name`, default `http`). */
-function protocolOf(record: OtlpLogRecord): string | undefined {
+function protocolOf(record: MappedLogRecord): string | undefined {
   const version = stringOf(lookup(record, 'network.protocol.version'));
   if (version === undefined) return undefined;
   const name = stringOf(lookup(record, 'network.protocol.name')) ?? 'http';
   return `${name.toUpperCase()}/${version}`;
 }
 
-/** Nanoseconds of `http.server.request.duration` (seconds, as the semantic conventions measure it). */
-function durationNanosOf(record: OtlpLogRecord): bigint {
+/**
+ * Nanoseconds of `http.server.request.duration` (seconds, as the semantic conventions measure it): 0 when it
+ * is absent, not a number or not positive; undefined when it is too large to be a duration in nanoseconds.
+ */
+function durationNanosOf(record: MappedLogRecord): bigint | undefined {
   const value = lookup(record, 'http.server.request.duration');
   const seconds = typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) return 0n;
-  return BigInt(Math.round(seconds * 1e9));
+  const nanos = Math.round(seconds * 1e9);
+  return Number.isFinite(nanos) ? BigInt(nanos) : undefined;
 }
 
 /** A RayID-shaped id (16 hex digits) that the same record always gets. */
-function derivedRayId(record: OtlpLogRecord, end: bigint, identity: string): string {
+function derivedRayId(record: MappedLogRecord, end: bigint, identity: string): string {
   return createHash('sha256')
     .update(`${record.traceId}|${record.spanId}|${record.timeUnixNano}|${record.observedTimeUnixNano}|${end}|${identity}`)
     .digest('hex')
     .slice(0, 16);
 }
 
-/** Maps one record (pure; the line is checked by ingest like any other). */
-export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
+/** Maps one record (pure; the event is checked by ingest like any other). */
+export function mapLogRecord(record: MappedLogRecord): MappedRecord {
+  if (record.nativeEvent !== undefined) return { kind: 'event', event: record.nativeEvent, host: hostOfNativeEvent(record.nativeEvent) };
   const native = nativeEventOf(record.body);
   if (native !== undefined) return native;
 
@@ -182,19 +370,25 @@ export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
   }
   const end = record.timeUnixNano !== 0n ? record.timeUnixNano : record.observedTimeUnixNano;
   if (end === 0n) return { kind: 'rejected', code: 'no_timestamp', reason: 'the record has neither timeUnixNano nor observedTimeUnixNano' };
+  const duration = durationNanosOf(record);
+  if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, 'http.server.request.duration'))}` };
 
-  const requestHeaders = headersOf(record, requestHeaderPrefix);
-  const responseHeaders = headersOf(record, responseHeaderPrefix);
+  const { requestHeaders, responseHeaders, authority, fields } = partsOf(record);
   const fromUrl = urlPartsOf(full);
   const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
   const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
-  const host =
-    stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? firstHeader(requestHeaders, 'host') ?? firstHeader(requestHeaders, ':authority');
+  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? firstHeader(requestHeaders, 'host') ?? authority;
   const uri = path === undefined ? undefined : query === undefined ? path : `${path}?${query}`;
 
-  const event: Record<string, string | number | [string, string][]> = {};
-  const put = (name: string, value: string | number | undefined) => {
-    if (value !== undefined) event[name] = value;
+  const start = end - duration > 0n ? end - duration : end;
+  // The event's members in order (built at the end, as a known shape: object-shapes.ts). Timestamps as their digits: every one is kept.
+  const keys: string[] = ['EdgeStartTimestamp', 'EdgeEndTimestamp'];
+  const values: unknown[] = [start.toString(), end.toString()];
+  /** Adds a member the conventions give (each name once). */
+  const put = (name: string, value: unknown) => {
+    if (value === undefined) return;
+    keys.push(name);
+    values.push(value);
   };
   put('ClientRequestMethod', method);
   put('ClientRequestScheme', stringOf(lookup(record, 'url.scheme')) ?? fromUrl.scheme);
@@ -202,44 +396,30 @@ export function mapLogRecord(record: OtlpLogRecord): MappedRecord {
   put('ClientRequestPath', path);
   put('ClientRequestURI', uri);
   put('ClientIP', stringOf(lookup(record, 'client.address')) ?? stringOf(lookup(record, 'network.peer.address')));
+  put('ClientCountry', stringOf(lookup(record, 'geo.country.iso_code'))?.toLowerCase());
   put('ClientSrcPort', integerOf(lookup(record, 'client.port')));
   put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? firstHeader(requestHeaders, 'user-agent'));
   put('ClientRequestReferer', firstHeader(requestHeaders, 'referer'));
   put('ClientRequestProtocol', protocolOf(record));
   put('ClientRequestBytes', integerOf(lookup(record, 'http.request.body.size')));
   put('EdgeResponseBodyBytes', integerOf(lookup(record, 'http.response.body.size')));
+  put('EdgeResponseBytes', integerOf(lookup(record, 'http.response.size')));
   put('EdgeResponseContentType', firstHeader(responseHeaders, 'content-type'));
+  let code: number | undefined;
   if (status !== undefined) {
-    const code = integerOf(status);
-    if (code === undefined) return { kind: 'rejected', code: 'bad_status_code', reason: `http.response.status_code must be an integer, got ${jsonOf(status)}` };
-    event.EdgeResponseStatus = code;
+    code = integerOf(status);
+    if (code === undefined) return { kind: 'rejected', code: 'bad_status_code', reason: `http.response.status_code must be an integer, got ${textOf(status)}` };
+    put('EdgeResponseStatus', code);
   }
   const rayId = stringOf(lookup(record, 'RayID')) ?? stringOf(lookup(record, 'http.request.id'));
-  event.RayID = rayId ?? derivedRayId(record, end, `${method ?? ''}|${host ?? ''}|${uri ?? ''}|${typeof event.EdgeResponseStatus === 'number' ? event.EdgeResponseStatus : ''}`);
-  // HTTP/2 pseudo-headers are not headers (and their names are not HTTP tokens).
-  const wireRequest = requestHeaders.filter(([name]) => !name.startsWith(':'));
-  const wireResponse = responseHeaders.filter(([name]) => !name.startsWith(':'));
-  if (wireRequest.length > 0) event[rawRequestHeadersKey] = wireRequest;
-  if (wireResponse.length > 0) event[rawResponseHeadersKey] = wireResponse;
-
-  const duration = durationNanosOf(record);
-  const start = end - duration > 0n ? end - duration : end;
-  // Timestamps are written as digits: the ingest check reads nanoseconds above 2^53 from the line text.
-  const rest = JSON.stringify(event);
-  const line = `{"EdgeStartTimestamp":${start},"EdgeEndTimestamp":${end}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`;
-  return { kind: 'event', line, host };
-}
-
-/** The host a native event's JSON text is routed by: its `ClientRequestHost`, else its first raw `Host` header. */
-function hostOfNativeLine(line: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return undefined;
+  put('RayID', rayId ?? derivedRayId(record, end, `${method ?? ''}|${host ?? ''}|${uri ?? ''}|${code ?? ''}`));
+  // An attribute named after a native field fills it, checked like any ingest value (RayID is read above).
+  for (const [key, value] of fields) {
+    const at = keys.indexOf(key);
+    if (at >= 0) values[at] = jsonValueOf(value, timestampFields.has(key));
+    else put(key, jsonValueOf(value, timestampFields.has(key)));
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const event = parsed as Record<string, unknown>;
-  if (typeof event.ClientRequestHost === 'string' && event.ClientRequestHost !== '') return event.ClientRequestHost;
-  return hostOfRawHeaders(event[rawRequestHeadersKey]);
+  if (requestHeaders.length > 0) put(rawRequestHeadersKey, requestHeaders);
+  if (responseHeaders.length > 0) put(rawResponseHeadersKey, responseHeaders);
+  return { kind: 'event', event: shapes.build(keys, values, keys.length), host };
 }

@@ -1,11 +1,11 @@
 /**
  * An OTLP logs request as the mapping reads it, whatever the wire encoding was: the log records of every
- * resource and scope, flattened, each with its resource's attributes beside it. Values keep the
- * distinctions OTLP makes (an integer is a bigint, a double a number), so the mapping can tell
- * `http.response.status_code = 200` from `200.5`.
+ * resource and scope, flattened, each with its resource's attributes beside it. An integer is a bigint,
+ * or a number when it is not negative and below 2^53 (the one-pass reader spares the bigint then); the
+ * mapping reads both alike, and never takes a double for more than its value (`200.5` is no status code).
  */
 
-/** An OTLP `AnyValue`: string, bool, int (bigint), double (number), bytes, array, key-value list, or empty. */
+/** An OTLP `AnyValue`: string, bool, int (bigint or number), double (number), bytes, array, key-value list, or empty. */
 export type OtlpValue =
   | string
   | boolean
@@ -19,7 +19,7 @@ export type OtlpValue =
 /** An OTLP key-value list (`attributes`, `kvlistValue`): keys in the order they were sent, the first of a repeated key kept. */
 export type OtlpKeyValues = ReadonlyMap<string, OtlpValue>;
 
-/** One log record with what the mapping needs. */
+/** One log record as a decoder reads it: every attribute of the record and of its resource. */
 export interface OtlpLogRecord {
   /** Unix nanoseconds; 0 when unset. */
   readonly timeUnixNano: bigint;
@@ -32,6 +32,35 @@ export interface OtlpLogRecord {
   /** Lower-case hex; empty when unset. */
   readonly traceId: string;
   /** Lower-case hex; empty when unset. */
+  readonly spanId: string;
+}
+
+/** The attributes of a record that the mapping reads, sorted the way it reads them. */
+export interface MappedAttributes {
+  /**
+   * Each semantic-convention attribute by its index in `conventionKeys` (map-log-record.ts): the record's
+   * (the first of a repeated key) when it has a value, else the resource's; undefined when neither has one.
+   */
+  readonly conventions: readonly OtlpValue[];
+  /**
+   * Header and native-field attributes, in order: the first of each key on the record, then those of the
+   * resource whose key the record lacks.
+   */
+  readonly others: readonly (readonly [string, OtlpValue])[];
+}
+
+/** One log record as the mapping reads it (map-log-record.ts builds it from an OtlpLogRecord; the one-pass reader reads it directly). */
+export interface MappedLogRecord {
+  readonly timeUnixNano: bigint;
+  readonly observedTimeUnixNano: bigint;
+  readonly body: OtlpValue;
+  /**
+   * The body's native event, already read into the object the mapping would make of it (the one-pass reader
+   * builds it as it reads the body, instead of a key-value list); `body` is then not read.
+   */
+  readonly nativeEvent?: Record<string, unknown>;
+  readonly attributes: MappedAttributes;
+  readonly traceId: string;
   readonly spanId: string;
 }
 

@@ -2,7 +2,7 @@
  * The tail of one file: reads batches of complete lines from where the last commit left off, has ingest
  * decode them in the file's format, route them to zones by host and prepare them with each zone's plan (on
  * its worker threads, a few batches ahead: tail-task.ts), and appends each batch's chunks together with the
- * new read position, which the queue commits with the events (ingest.ts, `appendFromTail`). So after a
+ * new read position, which the queue commits with the events (ingest.ts, `appendFromSource`). So after a
  * crash the tail resumes at the last commit: nothing is read twice into the embedded queue, and JetStream
  * drops a batch it already holds by its id (the file identity and byte range).
  *
@@ -21,18 +21,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../core/logger.ts';
-import type { PreparedTail } from '../../ingest/ingest.ts';
-import type { SourceCheckpoint } from '../../queue/queue.ts';
-import type { TailTask } from './tail-task.ts';
+import type { PreparedTail, TailSink } from './tail-task.ts';
 import { tailSourceName, type TailSpec } from './tail-spec.ts';
 import { encodeTailState, type TailState, type TailStatus } from './tail-status.ts';
-
-/** Where a tail hands its batches: ingest (which runs the CPU work on its worker threads). */
-export interface TailSink {
-  prepareTail(task: Omit<TailTask, 'plans'>): Promise<PreparedTail>;
-  appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
-  countUnrouted(reason: string, count: number): void;
-}
 
 /** A batch read and being processed, in file order. */
 interface InflightBatch {
@@ -43,7 +34,7 @@ interface InflightBatch {
 }
 
 /** What moving the position without lines appends: nothing. */
-const nothing: PreparedTail = { kind: 'done', consumed: 0, appends: [], live: [], routed: {}, rejected: 0, unknownHost: 0, problems: [], lastProblem: undefined };
+const nothing: PreparedTail = { zones: [], account: { rejected: 0, unknownHost: 0, problems: [], lastProblem: undefined } };
 /** Batches read ahead and processed while the one before is appended: one per core, roughly. */
 const pipelineDepth = 3;
 
@@ -364,7 +355,7 @@ export class FileTail {
       if (newline >= 0) {
         const problem = { offset: this.#state.offset, reason: `the line is longer than ${this.#options.maxLineBytes} bytes` };
         const end = at + newline + 1;
-        await this.#commitBatch({ fileId: file.id, start: this.#state.offset, end, prepared: Promise.resolve(nothing) }, { ...nothing, rejected: 1, problems: [problem], lastProblem: problem });
+        await this.#commitBatch({ fileId: file.id, start: this.#state.offset, end, prepared: Promise.resolve(nothing) }, { ...nothing, account: { ...nothing.account, rejected: 1, problems: [problem], lastProblem: problem } });
         return true;
       }
       at += bytesRead;
@@ -373,23 +364,24 @@ export class FileTail {
 
   /** Commits a processed batch with the position after it and the counts it adds. */
   async #commitBatch(batch: InflightBatch, prepared: PreparedTail): Promise<void> {
-    for (const problem of prepared.problems) this.#logBadLine(problem.offset, problem.reason);
-    if (prepared.rejected > prepared.problems.length) this.#unloggedBadLines += prepared.rejected - prepared.problems.length;
+    const account = prepared.account;
+    for (const problem of account.problems) this.#logBadLine(problem.offset, problem.reason);
+    if (account.rejected > account.problems.length) this.#unloggedBadLines += account.rejected - account.problems.length;
     let accepted = 0;
-    for (const count of Object.values(prepared.routed)) accepted += count;
-    const last = prepared.lastProblem;
+    for (const zone of prepared.zones) accepted += zone.events;
+    const last = account.lastProblem;
     const state: TailState = {
       ...this.#state,
       fileId: batch.fileId,
       offset: batch.end,
-      linesRead: this.#state.linesRead + accepted + prepared.rejected + prepared.unknownHost,
+      linesRead: this.#state.linesRead + accepted + account.rejected + account.unknownHost,
       linesAccepted: this.#state.linesAccepted + accepted,
-      linesRejected: this.#state.linesRejected + prepared.rejected,
-      linesUnknownHost: this.#state.linesUnknownHost + prepared.unknownHost,
+      linesRejected: this.#state.linesRejected + account.rejected,
+      linesUnknownHost: this.#state.linesUnknownHost + account.unknownHost,
       ...(last === undefined ? {} : { lastError: `byte ${last.offset}: ${last.reason}`, lastErrorAt: new Date().toISOString() }),
     };
     await this.#commit(prepared, state, `${batch.fileId}:${batch.start}-${batch.end}`);
-    this.#deps.sink.countUnrouted('unknown_host', prepared.unknownHost);
+    this.#deps.sink.countUnrouted('unknown_host', account.unknownHost);
   }
 
   async #commit(prepared: PreparedTail, state: TailState, batchId: string): Promise<void> {

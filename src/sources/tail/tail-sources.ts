@@ -5,7 +5,8 @@
 import type { Logger } from '../../core/logger.ts';
 import type { EventQueue } from '../../queue/queue.ts';
 import type { ZoneDirectory } from '../zone-directory.ts';
-import { FileTail, type FileTailOptions, type TailSink } from './file-tail.ts';
+import { FileTail, type FileTailOptions } from './file-tail.ts';
+import type { TailSink } from './tail-task.ts';
 import { tailSourceName, type TailSpec } from './tail-spec.ts';
 import { decodeTailState, emptyTailState, type TailStatus } from './tail-status.ts';
 

@@ -1,22 +1,22 @@
 /**
- * The CPU work of one batch of a tailed file, free of I/O so it runs on an ingest worker thread as well as
- * inline: split the bytes into lines, decode each in the file's format, route it to a zone by its host, and
- * prepare each zone's events with the zone's plan (custom fields, every job's filter, sampler and format)
+ * The decoder of a tailed file's batches (registered with ingest, run on its worker threads): split the bytes
+ * into lines, decode each in the file's format, route it to a zone by its host, and hand it to ingest, which
+ * prepares each zone's events with the zone's plan (custom fields, every job's filter, sampler and format)
  * into queue chunks — what HTTP ingest does with a request, line by line instead of all or nothing.
  */
-import type { ChunkInput } from '../../queue/queue.ts';
-import { httpRequests } from '../../domain/datasets/http-requests.ts';
-import { compileIngestParser } from '../../domain/datasets/ingest-event.ts';
-import { EventPreparation } from '../../ingest/ingest-processor.ts';
-import type { LiveTapOutput } from '../../ingest/live-tap.ts';
-import type { PlanCache, PlanSource } from '../../ingest/ingest-task.ts';
+import type { IngestLineParser } from '../../domain/datasets/ingest-event.ts';
+import { ok } from '../../core/result.ts';
+import type { EventDecoder } from '../../ingest/event-decoder.ts';
+import type { Ingestor, PreparedSource } from '../../ingest/ingest.ts';
+import type { PreparedZone } from '../../ingest/source-task.ts';
+import type { SourceCheckpoint } from '../../queue/queue.ts';
 import { lineDecoderFor } from '../formats/line-decoder.ts';
 import type { LineDecoder, SourceFormat } from '../formats/source-format.ts';
 import { zoneNameForHost } from '../route-by-host.ts';
 import { forEachLine } from './split-lines.ts';
 
 /** One batch to process. */
-export interface TailTask {
+export interface TailBatch {
   readonly format: SourceFormat;
   /** Whole lines (the last may lack its newline when `final`). */
   readonly bytes: Uint8Array;
@@ -28,8 +28,6 @@ export interface TailTask {
   readonly maxLineBytes: number;
   /** Every zone: `[name, id]`. */
   readonly zones: readonly (readonly [string, string])[];
-  /** The plans of the zones the batch may hold, by zone id; a zone met without one is asked for. */
-  readonly plans: Readonly<Record<string, { readonly planKey: string; readonly plan: PlanSource }>>;
 }
 
 /** A line refused, for the log and the status. */
@@ -38,101 +36,96 @@ export interface RejectedLine {
   readonly reason: string;
 }
 
-/** What a batch became; or the zones whose plans the batch needs and the task did not carry. */
-export type TailTaskResult =
-  | {
-      readonly kind: 'done';
-      /** Bytes taken by complete lines from `start`. */
-      readonly consumed: number;
-      readonly appends: readonly { readonly zoneId: string; readonly chunks: readonly ChunkInput[] }[];
-      /** What the live sessions watching each zone kept (Instant Logs), handed to them once the batch is durable. */
-      readonly live: readonly { readonly zoneId: string; readonly outputs: readonly LiveTapOutput[] }[];
-      /** Lines routed to each zone (whether or not a job of it kept them). */
-      readonly routed: Readonly<Record<string, number>>;
-      readonly rejected: number;
-      readonly unknownHost: number;
-      /** The first few rejected lines (all are counted). */
-      readonly problems: readonly RejectedLine[];
-      readonly lastProblem: RejectedLine | undefined;
-    }
-  | { readonly kind: 'needPlans'; readonly zoneIds: readonly string[] };
+/** What the decoder tells of a batch beside its events. */
+export interface TailAccount {
+  readonly rejected: number;
+  readonly unknownHost: number;
+  /** The first few rejected lines (all are counted). */
+  readonly problems: readonly RejectedLine[];
+  readonly lastProblem: RejectedLine | undefined;
+}
+
+/** A batch of a tailed file, prepared: each zone's events, and the decoder's account. */
+export interface PreparedTail {
+  readonly zones: readonly PreparedZone[];
+  readonly account: TailAccount;
+}
 
 const reportedProblems = 10;
 
-/** The decoders of the formats, compiled once per thread. */
-export class TailDecoders {
-  private readonly decoders = new Map<SourceFormat, LineDecoder>();
-  private readonly parse = compileIngestParser(httpRequests);
-
-  of(format: SourceFormat): LineDecoder {
-    let decoder = this.decoders.get(format);
-    if (decoder === undefined) {
-      decoder = lineDecoderFor(format, this.parse);
-      this.decoders.set(format, decoder);
-    }
-    return decoder;
-  }
-}
+/** The name ingest runs the decoder by. */
+export const tailDecoderName = 'tail';
 
 /**
- * Runs one batch. Each event is prepared with its zone's plan as soon as it is decoded, so a batch never
- * holds more than one line's parsed event: holding thousands of them at once made the worker's garbage
- * collector copy them over and over (a third of its time).
+ * The decoder of tailed files' batches, with the decoders of the formats compiled once per thread. Each event
+ * is handed on as soon as it is decoded, so a batch never holds more than one line's parsed event: holding
+ * thousands of them at once made the worker's garbage collector copy them over and over (a third of its time).
  */
-export function runTailTask(task: TailTask, plans: PlanCache, decoders: TailDecoders): TailTaskResult {
-  const zoneIds = new Map(task.zones);
-  const bytes = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength);
-  const decode = decoders.of(task.format);
-  const byZone = new Map<string, EventPreparation>();
-  const routed: Record<string, number> = {};
-  const missing = new Set<string>();
-  const problems: RejectedLine[] = [];
-  let lastProblem: RejectedLine | undefined;
-  let rejected = 0;
-  let unknownHost = 0;
-  const consumed = forEachLine(bytes, task.start, task.maxLineBytes, task.final, (line) => {
-    let reason: string;
-    if (line.oversize) reason = `the line is longer than ${task.maxLineBytes} bytes`;
-    else if (line.notUtf8) reason = 'the line is not valid UTF-8';
-    else if (line.text.trim() === '') return;
-    else {
-      const result = decode(line.text, { fileId: task.fileId, offset: line.offset });
-      if (result.ok) {
-        const host = result.value.record.ClientRequestHost;
-        const name = typeof host === 'string' ? zoneNameForHost(host, (candidate) => zoneIds.has(candidate)) : undefined;
-        const zoneId = name === undefined ? undefined : zoneIds.get(name);
-        if (zoneId === undefined) {
-          unknownHost += 1;
-          return;
-        }
-        let preparation = byZone.get(zoneId);
-        if (preparation === undefined) {
-          const source = task.plans[zoneId];
-          // A zone the task has no plan for: the batch is asked again with it, so only note it.
-          if (source === undefined) {
-            missing.add(zoneId);
+export function tailDecoder(): EventDecoder {
+  const decoders = new Map<SourceFormat, LineDecoder>();
+  const decoderOf = (format: SourceFormat, parse: IngestLineParser): LineDecoder => {
+    let decoder = decoders.get(format);
+    if (decoder === undefined) {
+      decoder = lineDecoderFor(format, parse);
+      decoders.set(format, decoder);
+    }
+    return decoder;
+  };
+  return {
+    name: tailDecoderName,
+    decode(bytes, options, sink, parse) {
+      // Built by prepareTail below, from a TailBatch.
+      const batch = options as Omit<TailBatch, 'bytes'>;
+      const zoneIds = new Map(batch.zones);
+      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const decode = decoderOf(batch.format, parse);
+      const problems: RejectedLine[] = [];
+      let lastProblem: RejectedLine | undefined;
+      let rejected = 0;
+      let unknownHost = 0;
+      forEachLine(buffer, batch.start, batch.maxLineBytes, batch.final, (line) => {
+        let reason: string;
+        if (line.oversize) reason = `the line is longer than ${batch.maxLineBytes} bytes`;
+        else if (line.notUtf8) reason = 'the line is not valid UTF-8';
+        else if (line.text.trim() === '') return;
+        else {
+          const result = decode(line.text, { fileId: batch.fileId, offset: line.offset });
+          if (result.ok) {
+            const host = result.value.record.ClientRequestHost;
+            const name = typeof host === 'string' ? zoneNameForHost(host, (candidate) => zoneIds.has(candidate)) : undefined;
+            const zoneId = name === undefined ? undefined : zoneIds.get(name);
+            if (zoneId === undefined) unknownHost += 1;
+            else sink.add(zoneId, result.value);
             return;
           }
-          preparation = new EventPreparation(plans.plan(source.planKey, source.plan, httpRequests.id));
-          byZone.set(zoneId, preparation);
+          reason = result.error;
         }
-        routed[zoneId] = (routed[zoneId] ?? 0) + 1;
-        if (!preparation.idle) preparation.add(result.value);
-        return;
-      }
-      reason = result.error;
-    }
-    rejected += 1;
-    lastProblem = { offset: line.offset, reason };
-    if (problems.length < reportedProblems) problems.push(lastProblem);
-  });
-  if (missing.size > 0) return { kind: 'needPlans', zoneIds: [...missing] };
-  const appends: { zoneId: string; chunks: readonly ChunkInput[] }[] = [];
-  const live: { zoneId: string; outputs: readonly LiveTapOutput[] }[] = [];
-  for (const [zoneId, preparation] of byZone) {
-    const prepared = preparation.finish();
-    if (prepared.chunks.length > 0) appends.push({ zoneId, chunks: prepared.chunks });
-    if (prepared.live.length > 0) live.push({ zoneId, outputs: prepared.live });
-  }
-  return { kind: 'done', consumed, appends, live, routed, rejected, unknownHost, problems, lastProblem };
+        rejected += 1;
+        lastProblem = { offset: line.offset, reason };
+        if (problems.length < reportedProblems) problems.push(lastProblem);
+      });
+      const account: TailAccount = { rejected, unknownHost, problems, lastProblem };
+      return ok(account);
+    },
+  };
+}
+
+/** Where a tail hands its batches: ingest (which runs the CPU work on its worker threads). */
+export interface TailSink {
+  prepareTail(batch: TailBatch): Promise<PreparedTail>;
+  appendFromTail(prepared: PreparedTail, checkpoint: SourceCheckpoint, batchId: string): Promise<void>;
+  countUnrouted(reason: string, count: number): void;
+}
+
+/** The tails' sink of a node: its ingest, running the tail decoder with the plans of every zone the node's sources met. */
+export function tailSinkOf(ingestor: Ingestor): TailSink {
+  return {
+    async prepareTail(batch) {
+      const { bytes, ...options } = batch;
+      const prepared: PreparedSource = await ingestor.prepareFromSource({ decoder: tailDecoderName, options, bytes, encoding: 'identity', limitBytes: bytes.byteLength, dedupe: false }, { kind: 'routed' }, 'tail');
+      return { zones: prepared.zones, account: prepared.account as TailAccount };
+    },
+    appendFromTail: (prepared, checkpoint, batchId) => ingestor.appendFromSource(prepared, checkpoint, batchId, 'tail'),
+    countUnrouted: (reason, count) => ingestor.countDropped('', reason, count, 'tail'),
+  };
 }

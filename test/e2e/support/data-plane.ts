@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { once } from 'node:events';
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -102,6 +103,44 @@ function authHeaders(auth: Credentials): Record<string, string> {
   if ('token' in auth) return { authorization: `Bearer ${auth.token}` };
   if ('headers' in auth) return { ...auth.headers };
   return { 'x-auth-email': auth.email, 'x-auth-key': auth.key };
+}
+
+/**
+ * Posts a body without a Content-Length (chunked, as the OpenTelemetry exporters send theirs), in pieces of
+ * `pieceBytes`, to `path` of the node; resolves the status and body of the answer.
+ */
+export function postChunked(h: PlaneHarness, path: string, body: Uint8Array, headers: Record<string, string>, pieceBytes = 64 * 1024): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${h.t.app.url}${path}`, { method: 'POST', headers: { 'x-auth-email': h.owner.email, 'x-auth-key': h.owner.key, ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    // An answer sent before the whole body may end the connection under the rest of it.
+    request.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    for (let at = 0; at < body.length; at += pieceBytes) request.write(body.subarray(at, at + pieceBytes));
+    request.end();
+  });
+}
+
+/**
+ * An ingest upload that announces `bytes` of body, sends a few, and stalls — once the node holds it. It asks
+ * for `100 Continue`, which Node's server sends as it hands the request to the routes, whose admission runs
+ * in the same turn: once the client reads it, the node has admitted the upload (or refused it: a 429).
+ */
+export async function stalledUpload(h: PlaneHarness, bytes: number): Promise<net.Socket> {
+  const url = new URL(h.t.app.url);
+  const socket = net.connect(Number(url.port), url.hostname);
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  socket.write(
+    `POST /ingest/zones/${h.zone}/http_requests HTTP/1.1\r\nHost: ${url.host}\r\nX-Auth-Email: ${h.owner.email}\r\n` +
+      `X-Auth-Key: ${h.owner.key}\r\nContent-Length: ${bytes}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  const [answer] = (await once(socket, 'data')) as [Buffer];
+  assert.match(answer.toString('latin1'), /^HTTP\/1\.1 100 /, 'the node took the upload');
+  socket.write('{"RayID":');
+  return socket;
 }
 
 /** Posts events and asserts they were accepted. */
@@ -240,7 +279,7 @@ export interface ReceivedBatch {
 
 /** What the receiver does with the next request. */
 export type ReceiverAnswer =
-  | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
+  | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number; readonly until?: Promise<void> }
   | { readonly kind: 'hang' }
   /** Held until `releaseHeld`, then answered with its status. */
   | { readonly kind: 'held' };
@@ -311,7 +350,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         return;
       }
       const send = (): void => answerWith(answer.status, answer.headers);
-      if (answer.delayMs === undefined) send();
+      // `until`: the answer waits for the test to release it (a condition the test drives, not a race with a timer).
+      if (answer.until !== undefined) void answer.until.then(send);
+      else if (answer.delayMs === undefined) send();
       else setTimeout(send, answer.delayMs);
     });
   });

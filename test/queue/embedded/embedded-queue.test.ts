@@ -217,16 +217,17 @@ describe('the embedded queue', () => {
   });
 
   describe('appends', () => {
-    it('stores an append repeated with the same dedupe key once within the dedupe window, per stream', async () => {
+    it('stores an append repeated with the same dedupe key once within the dedupe window, per stream, and says how many events it stored', async () => {
       const other: StreamKey = { zoneId: 'c'.repeat(32), dataset: 'http_requests' };
       await queue.resetConsumer(stream, 'job');
       await queue.resetConsumer(other, 'job');
-      await Promise.all([queue.append(stream, [chunkOf('x', 1)], 'key-1'), queue.append(stream, [chunkOf('x', 1)], 'key-1')]);
-      await queue.append(stream, [chunkOf('x', 1)], 'key-1');
-      await queue.append(other, [chunkOf('x', 1)], 'key-1');
+      const both = await Promise.all([queue.append(stream, [chunkOf('x', 1)], 'key-1'), queue.append(stream, [chunkOf('x', 1)], 'key-1')]);
+      assert.deepEqual(both, [1, 0], 'the copy stored nothing');
+      assert.equal(await queue.append(stream, [chunkOf('x', 1)], 'key-1'), 0);
+      assert.equal(await queue.append(other, [chunkOf('x', 1)], 'key-1'), 1);
       clock.advance(3 * minute);
-      await queue.append(stream, [chunkOf('x', 1)], 'key-1');
-      assert.equal((await drain(await queue.openConsumer(stream, 'job'))).length, 2, 'once, and again after the window');
+      assert.equal(await queue.append(stream, [chunkOf('x', 1), chunkOf('y', 1)], 'key-1'), 2);
+      assert.equal((await drain(await queue.openConsumer(stream, 'job'))).length, 3, 'once, and again after the window');
       assert.equal((await drain(await queue.openConsumer(other, 'job'))).length, 1);
     });
 

@@ -102,17 +102,18 @@ if (natsAnswers) {
     });
 
     describe('appends', () => {
-      it('store an append repeated with the same dedupe key once, per stream, and appends without a key every time', async () => {
+      it('store an append repeated with the same dedupe key once, per stream, and appends without a key every time, saying how many events each stored', async () => {
         const queue = await open();
         const other = zone();
         await queue.resetConsumer(stream, 'job');
         await queue.resetConsumer(other, 'job');
         const request = [chunkOf('x', 2), chunkOf('y', 1)];
-        await Promise.all([queue.append(stream, request, 'key-1'), queue.append(stream, request, 'key-1')]);
-        await queue.append(stream, request, 'key-1');
-        await queue.append(other, request, 'key-1');
-        await queue.append(stream, [chunkOf('plain', 1)]);
-        await queue.append(stream, [chunkOf('plain', 1)]);
+        const both = await Promise.all([queue.append(stream, request, 'key-1'), queue.append(stream, request, 'key-1')]);
+        assert.deepEqual(both, [3, 0], 'the copy stored nothing');
+        assert.equal(await queue.append(stream, request, 'key-1'), 0);
+        assert.equal(await queue.append(other, request, 'key-1'), 3);
+        assert.equal(await queue.append(stream, [chunkOf('plain', 1)]), 1);
+        assert.equal(await queue.append(stream, [chunkOf('plain', 1)]), 1);
         const mine = (await drain(await queue.openConsumer(stream, 'job'))).flatMap(openRecords);
         assert.deepEqual(mine, ['{"RayID":"x-0"}', '{"RayID":"x-1"}', '{"RayID":"y-0"}', '{"RayID":"plain-0"}', '{"RayID":"plain-0"}']);
         assert.equal((await drain(await queue.openConsumer(other, 'job'))).length, 2);

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { decodeOtlpJson } from '../../../src/sources/otlp/decode-otlp-json.ts';
 import { decodeOtlpProtobuf } from '../../../src/sources/otlp/decode-otlp-protobuf.ts';
-import { otlpLinesOf } from '../../../src/sources/otlp/otlp-lines.ts';
 import { exportResponseBody, statusBody } from '../../../src/sources/otlp/otlp-answer.ts';
+import { decodeRequest } from './support/decode-request.ts';
 
 interface MessageType {
   fromObject(object: unknown): unknown;
@@ -126,11 +126,13 @@ describe('decoding an OTLP logs request', () => {
     assert.equal(decoded.ok, false);
   });
 
-  it('never throws on random bytes, and random bytes map to no accepted line', () => {
+  const zone = { kind: 'zone', zoneId: 'z' } as const;
+
+  it('never throws on random bytes, and random bytes make no event', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 512 }), (bytes) => {
-        const lines = otlpLinesOf('protobuf', bytes);
-        if (lines.ok) assert.equal(lines.value.groups.length, 0, 'random bytes name no HTTP attribute');
+        const decoded = decodeRequest(bytes, { encoding: 'protobuf', route: zone });
+        if (decoded.ok) assert.equal(decoded.events.length, 0, 'random bytes name no HTTP attribute');
       }),
       { numRuns: 2000 },
     );
@@ -139,8 +141,8 @@ describe('decoding an OTLP logs request', () => {
   it('never throws on random JSON', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        otlpLinesOf('json', Buffer.from(JSON.stringify(value) ?? 'null'));
-        otlpLinesOf('json', Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [value] }] }] })));
+        decodeRequest(Buffer.from(JSON.stringify(value) ?? 'null'), { encoding: 'json', route: zone });
+        decodeRequest(Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [value] }] }] })), { encoding: 'json', route: zone });
       }),
       { numRuns: 1000 },
     );

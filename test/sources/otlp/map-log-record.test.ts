@@ -1,14 +1,16 @@
 /**
  * The OTLP mapping, record by record: the HTTP semantic conventions on the record (falling back to the
- * resource) become the native event that HTTP ingest's line checks accept; headers become raw header pairs,
- * every value in order; a body holding a native event is taken as it is; the RayID is taken or derived
- * stably; a record that is not an HTTP request log is rejected with the reason.
+ * resource) become the native event that HTTP ingest's checks accept; headers become raw header pairs,
+ * every value in order; an attribute named after a native field fills it; a body holding a native event is
+ * taken as it is, its object exactly what its JSON text read back would be; the RayID is taken or derived
+ * stably; a record that is not an HTTP request log, or whose values cannot be, is rejected with the reason.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { httpRequests } from '../../../src/domain/datasets/http-requests.ts';
 import { compileIngestParser, type IngestEvent } from '../../../src/domain/datasets/ingest-event.ts';
-import { mapLogRecord } from '../../../src/sources/otlp/map-log-record.ts';
+import { mapLogRecord as mapMappedRecord, mappedRecordOf } from '../../../src/sources/otlp/map-log-record.ts';
 import type { OtlpKeyValues, OtlpLogRecord, OtlpValue } from '../../../src/sources/otlp/otlp-logs.ts';
 
 type Plain = string | number | bigint | boolean | readonly Plain[] | { readonly [key: string]: Plain } | Uint8Array;
@@ -40,14 +42,22 @@ function record(parts: { attributes?: Record<string, Plain>; resource?: Record<s
 
 const parse = compileIngestParser(httpRequests);
 
-/** Maps a record and checks it with HTTP ingest's line parser. */
-function mapped(r: OtlpLogRecord): { event: IngestEvent; host: string | undefined; line: string } {
+/** Maps a decoded record (all of its attributes and its resource's), as the decoder does. */
+const mapLogRecord = (r: OtlpLogRecord) => mapMappedRecord(mappedRecordOf(r));
+
+/** Maps a record and checks the event with HTTP ingest's checks (a body's JSON text with its line parser). */
+function checkedOf(r: OtlpLogRecord): { checked: ReturnType<typeof parse>; host: string | undefined } {
   const result = mapLogRecord(r);
-  assert.equal(result.kind, 'event', JSON.stringify(result));
-  if (result.kind !== 'event') throw new Error('unreachable');
-  const parsed = parse(result.line);
-  assert.ok(parsed.ok, `the line passes ingest's checks: ${result.line} ${parsed.ok ? '' : parsed.error}`);
-  return { event: parsed.value, host: result.host, line: result.line };
+  assert.notEqual(result.kind, 'rejected', JSON.stringify(result));
+  if (result.kind === 'rejected') throw new Error('unreachable');
+  if (result.kind === 'text') return { checked: parse(result.line), host: undefined };
+  return { checked: parse.check(result.event), host: result.host };
+}
+
+function mapped(r: OtlpLogRecord): { event: IngestEvent; host: string | undefined } {
+  const { checked, host } = checkedOf(r);
+  assert.ok(checked.ok, `the event passes ingest's checks: ${checked.ok ? '' : checked.error}`);
+  return { event: checked.value, host };
 }
 
 function rejected(r: OtlpLogRecord): string {
@@ -195,16 +205,59 @@ describe('a body holding a native event', () => {
     assert.deepEqual(event.rawRequestHeaders, [['Host', 'www.example.com'], ['Cookie', 'a=1']]);
   });
 
-  it('is taken as that event when it is the JSON text of one (a forwarded NDJSON line), routed by its Host header', () => {
-    const { event, host } = mapped(record({ body: '{"RayID":"7c1b",\n"RawRequestHeaders":[["Host","api.example.com"]]}' }));
-    assert.equal(host, 'api.example.com');
-    assert.equal(event.record.RayID, '7c1b');
+  it('is taken as that event when it is the JSON text of one (a forwarded NDJSON line), for the line parser to read', () => {
+    const result = mapLogRecord(record({ body: '{"RayID":"7c1b",\n"RawRequestHeaders":[["Host","api.example.com"]]}' }));
+    assert.deepEqual(result, { kind: 'text', line: '{"RayID":"7c1b", "RawRequestHeaders":[["Host","api.example.com"]]}' });
   });
 
-  it('fails the line checks as HTTP ingest would when a field is wrong', () => {
-    const result = mapLogRecord(record({ body: { RayID: '1', EdgeResponseStatus: 'ok' } }));
-    assert.equal(result.kind, 'event');
-    if (result.kind === 'event') assert.equal(parse(result.line).ok, false);
+  it('fails the checks as HTTP ingest would when a field is wrong', () => {
+    const { checked } = checkedOf(record({ body: { RayID: '1', EdgeResponseStatus: 'ok' } }));
+    assert.deepEqual(checked, { ok: false, error: '"EdgeResponseStatus" must be an integer, got the string "ok"' });
+  });
+
+  /** JSON text of an OTLP value, as a forwarder writing the event would (integers keep every digit). */
+  function jsonTextOf(value: OtlpValue): string {
+    if (value === undefined) return 'null';
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    if (typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+    if (value instanceof Uint8Array) return JSON.stringify(Buffer.from(value).toString('base64'));
+    if (value instanceof Map) return `{${[...value].map(([k, v]) => `${JSON.stringify(k)}:${jsonTextOf(v)}`).join(',')}}`;
+    return `[${(value as readonly OtlpValue[]).map(jsonTextOf).join(',')}]`;
+  }
+
+  const scalar = fc.oneof(
+    fc.string(),
+    fc.boolean(),
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+    fc.constantFrom(1_790_000_000_123_456_789n, 253_402_300_799_999_999_999n, 253_402_300_800_000_000_000n, -1n, 2n ** 53n + 1n),
+    fc.double(),
+    fc.constantFrom(-0, 1.7900000001234568e18, 2.5e20, 1e300, Number.NaN, Number.POSITIVE_INFINITY),
+    fc.uint8Array({ maxLength: 8 }),
+    fc.constant(undefined),
+  );
+  const memberKey = fc.oneof(fc.constantFrom('RayID', 'EdgeStartTimestamp', 'EdgeEndTimestamp', 'EdgeResponseStatus', 'ClientRequestHost', 'JA4Signals', 'BotScore', 'RawRequestHeaders', '__proto__', 'toString', '1', 'Unknown'), fc.string());
+  const { value: otlpValue } = fc.letrec<{ value: OtlpValue }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      scalar,
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.array(fc.tuple(memberKey, tie('value')), { maxLength: 4 }).map((pairs) => new Map(pairs) as OtlpKeyValues),
+    ),
+  }));
+
+  it('makes of a body map exactly the event its JSON text, read by HTTP ingest, would be', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(memberKey, otlpValue), { minLength: 1, maxLength: 8 }), (pairs) => {
+        const body = new Map<string, OtlpValue>([['RayID', 'r1'], ...pairs]);
+        const { checked } = checkedOf({ ...record({}), body });
+        const fromText = parse(jsonTextOf(body));
+        // The same record and raw headers, or the same reason (whether the timestamps are as sent in a line is the line's own).
+        const eventOf = (r: typeof checked) => (r.ok ? { record: r.value.record, rawRequestHeaders: r.value.rawRequestHeaders, rawResponseHeaders: r.value.rawResponseHeaders } : r);
+        assert.deepEqual(eventOf(checked), eventOf(fromText));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
@@ -219,5 +272,36 @@ describe('records that are not HTTP request logs', () => {
 
   it('rejects a status code that is no integer', () => {
     assert.match(rejected(record({ attributes: { 'http.response.status_code': 'teapot' } })), /status_code/);
+  });
+
+  it('rejects a duration no nanosecond count can hold, instead of failing the request', () => {
+    assert.equal(rejected(record({ attributes: { 'url.path': '/', 'http.server.request.duration': 1e300 } })), 'http.server.request.duration is not a duration in seconds that nanoseconds can hold, got 1e+300');
+  });
+
+  it('rejects, with HTTP ingest\'s reason, a native field attribute of the wrong type', () => {
+    const { checked } = checkedOf(record({ attributes: { 'url.path': '/', BotScore: 'high' } }));
+    assert.deepEqual(checked, { ok: false, error: '"BotScore" must be an integer, got the string "high"' });
+  });
+});
+
+describe('attributes the semantic conventions leave to native fields', () => {
+  it('fill ClientCountry from geo.country.iso_code (lower case, as the dataset writes countries) and EdgeResponseBytes from http.response.size', () => {
+    const { event } = mapped(record({ attributes: { 'url.path': '/', 'geo.country.iso_code': 'DE', 'http.response.size': 5120n, 'http.response.body.size': 5000n } }));
+    assert.equal(event.record.ClientCountry, 'de');
+    assert.equal(event.record.EdgeResponseBytes, 5120);
+    assert.equal(event.record.EdgeResponseBodyBytes, 5000);
+  });
+
+  it('fill a native field from the attribute of its name, on the record or its resource, over what the conventions gave', () => {
+    const { event } = mapped(
+      record({
+        attributes: { 'url.path': '/', 'http.response.status_code': 200n, CacheCacheStatus: 'hit', EdgeResponseStatus: 304n, ClientASN: 3320n },
+        resource: { EdgeColoCode: 'FRA', CacheCacheStatus: 'miss' },
+      }),
+    );
+    assert.equal(event.record.CacheCacheStatus, 'hit', "the record's attribute before the resource's");
+    assert.equal(event.record.EdgeColoCode, 'FRA');
+    assert.equal(event.record.EdgeResponseStatus, 304);
+    assert.equal(event.record.ClientASN, 3320);
   });
 });

@@ -92,7 +92,7 @@ describe('OTLP records of a zone with no enabled job', () => {
     });
     assert.equal(res.status, 200);
     const answer = (await res.json()) as { partialSuccess: { rejectedLogRecords: string; errorMessage: string } };
-    assert.equal(answer.partialSuccess.rejectedLogRecords, '1');
+    assert.equal(answer.partialSuccess.rejectedLogRecords, "1", answer.partialSuccess.errorMessage);
     assert.match(answer.partialSuccess.errorMessage, /^1 of 3 log records rejected — log record 2: no zone serves the host "nobody.invalid"; no enabled job exports the events of /);
     assert.ok(answer.partialSuccess.errorMessage.includes(`no enabled job exports the events of ${name}: 2 log records were checked and dropped`), answer.partialSuccess.errorMessage);
   });

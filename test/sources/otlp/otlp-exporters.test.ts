@@ -9,7 +9,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import net from 'node:net';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
@@ -18,20 +19,18 @@ import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-ot
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import generatedRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
-import { createJob, freshDir, readRecords, startPlane, waitFor, type PlaneHarness } from '../../e2e/support/data-plane.ts';
+import { createJob, freshDir, postChunked, readRecords, stalledUpload, startPlane, waitFor, type PlaneHarness } from '../../e2e/support/data-plane.ts';
 
 // The exporters report partial success and retries through the OpenTelemetry diagnostic logger.
 const diagnostics: string[] = [];
-diag.setLogger(
-  {
-    error: (...args: unknown[]) => diagnostics.push(args.map(String).join(' ')),
-    warn: (...args: unknown[]) => diagnostics.push(args.map(String).join(' ')),
-    info: (...args: unknown[]) => diagnostics.push(args.map(String).join(' ')),
-    debug: () => undefined,
-    verbose: (...args: unknown[]) => diagnostics.push(args.map(String).join(' ')),
-  },
-  DiagLogLevel.VERBOSE,
-);
+/** Called with each diagnostic as it is logged (a test drives a condition off the exporter's own word). */
+let onDiagnostic: (message: string) => void = () => undefined;
+const note = (...args: unknown[]) => {
+  const message = args.map(String).join(' ');
+  diagnostics.push(message);
+  onDiagnostic(message);
+};
+diag.setLogger({ error: note, warn: note, info: note, debug: () => undefined, verbose: note }, DiagLogLevel.VERBOSE);
 
 interface ResponseType {
   decode(bytes: Uint8Array): unknown;
@@ -295,13 +294,8 @@ describe('OTLP/HTTP back-pressure', () => {
     const dir = freshDir('otlp-pressure');
     try {
       await createJob(h, { destination_conf: `file:///${dir}`, output_options: { field_names: ['ClientRequestPath'] } });
-      // An upload that announces more than the budget and stalls holds all of it…
-      const url = new URL(h.t.app.url);
-      const socket = net.connect(Number(url.port), url.hostname);
-      socket.on('error', () => undefined);
-      await once(socket, 'connect');
-      socket.write(`POST /ingest/zones/${h.zone}/http_requests HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: 900000\r\n\r\n{"RayID":`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // An upload that announces most of the budget and stalls holds all of it (the node is seen to hold it)…
+      const socket = await stalledUpload(h, 900_000);
       const direct = await fetch(`${h.t.app.url}/ingest/zones/${h.zone}/otlp/v1/logs`, {
         method: 'POST',
         headers: { 'x-auth-email': h.owner.email, 'x-auth-key': h.owner.key, 'content-type': 'application/json', 'content-length': '200000' },
@@ -310,9 +304,12 @@ describe('OTLP/HTTP back-pressure', () => {
       assert.equal(direct.status, 429);
       assert.match(direct.headers.get('retry-after') ?? '', /^\d+$/);
       assert.equal(((await direct.json()) as { code: number }).code, 8);
-      // …so the exporter is refused too, until the upload is given up while it waits.
+      // …so the exporter is refused too (its body, sent chunked, while it arrives), until the upload is given
+      // up — which happens once the exporter has said it will retry, so the retry finds the budget free.
       diagnostics.length = 0;
-      setTimeout(() => socket.destroy(), 300);
+      onDiagnostic = (message) => {
+        if (/Scheduling export retry/.test(message)) socket.destroy();
+      };
       const exporter = new ProtoExporter({ url: `${h.t.app.url}/ingest/zones/${h.zone}/otlp/v1/logs`, headers: { 'x-auth-email': h.owner.email, 'x-auth-key': h.owner.key } });
       // About 200 KB: over what the stalled upload leaves of the budget.
       const big = 'x'.repeat(50_000);
@@ -325,6 +322,7 @@ describe('OTLP/HTTP back-pressure', () => {
       const delivered = await waitFor('the retried record', () => (readRecords(h.t.config.exportRoot, dir).length > 0 ? readRecords(h.t.config.exportRoot, dir) : undefined));
       assert.deepEqual(delivered, [0, 1, 2, 3].map((i) => ({ ClientRequestPath: `/after-429/${i}/${big}` })));
     } finally {
+      onDiagnostic = () => undefined;
       await h.stop();
     }
   });
@@ -337,6 +335,88 @@ describe('OTLP/HTTP back-pressure', () => {
       const result = await exportWith(exporter, (logger) => access(logger, 'www.example.com', '/', 200));
       assert.equal(result.code, failed);
       assert.ok(!diagnostics.some((d) => /Scheduling export retry/.test(d)));
+    } finally {
+      await h.stop();
+    }
+  });
+});
+
+describe('OTLP/HTTP bursts from the official exporters', () => {
+  it('are sent as chunked bodies, without a Content-Length', async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const server = http.createServer((request, response) => {
+      seen.push(request.headers);
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/logs`;
+      for (const exporter of [new ProtoExporter({ url }), new JsonExporter({ url })]) {
+        const result = await exportWith(exporter, (logger) => access(logger, 'www.example.com', '/', 200));
+        assert.equal(result.code, success);
+      }
+      assert.deepEqual(
+        seen.map((headers) => [headers['transfer-encoding'], headers['content-length']]),
+        [
+          ['chunked', undefined],
+          ['chunked', undefined],
+        ],
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  for (const [name, Exporter] of [
+    ['protobuf', ProtoExporter],
+    ['JSON', JsonExporter],
+  ] as const) {
+    it(`takes 200 one-record exports at once from the ${name} exporter with SimpleLogRecordProcessor on an idle node, every one answered 200`, async () => {
+      const h = await startPlane();
+      try {
+        await createJob(h, { destination_conf: `file:///${freshDir(`otlp-burst-${name}`)}`, output_options: { field_names: ['ClientRequestPath'] } });
+        diagnostics.length = 0;
+        // The exporter's own limit of exports in flight (30 by default) would refuse the rest before they are sent.
+        const exporter = new Exporter({ url: `${h.t.app.url}/ingest/zones/${h.zone}/otlp/v1/logs`, headers: { 'x-auth-email': h.owner.email, 'x-auth-key': h.owner.key }, concurrencyLimit: 200 });
+        const results: number[] = [];
+        const counting: LogRecordExporter = {
+          export: (records, done) => exporter.export(records, (result) => (results.push(result.code), done(result))),
+          shutdown: () => exporter.shutdown(),
+          forceFlush: () => exporter.forceFlush(),
+        };
+        const provider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: counting })] });
+        const logger = provider.getLogger('access-log');
+        for (let i = 0; i < 200; i++) access(logger, 'www.example.com', `/burst/${i}`, 200);
+        await provider.forceFlush();
+        await provider.shutdown();
+        assert.equal(results.length, 200);
+        assert.deepEqual(results.filter((code) => code !== success), [], diagnostics.join('\n'));
+        const retried = diagnostics.filter((d) => /Scheduling export retry|after [1-9]\d* retry attempts/.test(d));
+        assert.deepEqual(retried, [], 'no export was answered but 200 (none was retried)');
+        const metrics = await (await fetch(`${h.t.app.url}/metrics`)).text();
+        assert.match(metrics, new RegExp(`^logexport_ingest_accepted_events_total\\{zone_id="${h.zone}"\\} 200$`, 'm'));
+      } finally {
+        await h.stop();
+      }
+    });
+  }
+
+  it('counts a chunked OTLP body by its bytes: 50 at once on a node with a 1 MiB budget are all taken', async () => {
+    const h = await startPlane({ LOGEXPORT_INGEST_MAX_BUFFERED: '1MiB' });
+    try {
+      await createJob(h, { destination_conf: `file:///${freshDir('otlp-chunked')}`, output_options: { field_names: ['ClientRequestPath'] } });
+      const record = (i: number) => ({ timeUnixNano: '1790000000000000000', attributes: [{ key: 'url.full', value: { stringValue: `https://www.example.com/chunked/${i}` } }] });
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          postChunked(h, `/ingest/zones/${h.zone}/otlp/v1/logs`, Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [record(i)] }] }] })), { 'content-type': 'application/json' }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        answers.map(() => 200),
+      );
     } finally {
       await h.stop();
     }

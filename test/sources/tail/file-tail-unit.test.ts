@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PreparedTail } from '../../../src/ingest/ingest.ts';
+import { EventDecoders } from '../../../src/ingest/event-decoders.ts';
 import { PlanCache } from '../../../src/ingest/ingest-task.ts';
-import { FileTail, fileIdOf, type TailSink } from '../../../src/sources/tail/file-tail.ts';
-import { runTailTask, TailDecoders } from '../../../src/sources/tail/tail-task.ts';
+import { runSourceTask } from '../../../src/ingest/source-task.ts';
+import { FileTail, fileIdOf } from '../../../src/sources/tail/file-tail.ts';
+import { tailDecoder, tailDecoderName, type TailAccount, type TailSink } from '../../../src/sources/tail/tail-task.ts';
 import { emptyTailState } from '../../../src/sources/tail/tail-status.ts';
 import { waitFor } from '../../e2e/support/data-plane.ts';
 import { nativeLine } from '../support/tail-node.ts';
@@ -39,16 +40,18 @@ const job = {
 /** A sink that prepares inline and records each batch's id and RayIDs. */
 function recordingSink(batches: { batchId: string; rayIds: string[] }[]): TailSink {
     const plans = new PlanCache();
-    const decoders = new TailDecoders();
+    const decoders = new EventDecoders().register(tailDecoder());
     const plan = { rules: [], jobs: [job], settings: { filterLimits: { maxOperators: 30, maxBytes: 1000 }, gzipLevel: 1 }, retain: false };
     const sink: TailSink = {
-      prepareTail: async (task) => {
-        const result = runTailTask({ ...task, plans: { [zoneId]: { planKey: 'p', plan } } }, plans, decoders);
+      prepareTail: async ({ bytes, ...options }) => {
+        const task = { decoder: tailDecoderName, options, dataset: 'http_requests', bytes, encoding: 'identity' as const, limitBytes: bytes.byteLength, dedupe: false };
+        const result = runSourceTask({ ...task, plans: { [zoneId]: { planKey: 'p', plan } } }, plans, decoders);
         assert.equal(result.kind, 'done');
-        return result as PreparedTail;
+        if (result.kind !== 'done') throw new Error('unreachable');
+        return { zones: result.zones, account: result.account as TailAccount };
       },
       appendFromTail: async (prepared, _checkpoint, batchId) => {
-        const text = prepared.appends.flatMap((a) => a.chunks.map((c) => Buffer.from(c.payload).toString('latin1'))).join('');
+        const text = prepared.zones.flatMap((a) => a.chunks.map((c) => Buffer.from(c.payload).toString('latin1'))).join('');
         batches.push({ batchId, rayIds: [...text.matchAll(/"RayID":"([a-z]-\d+)"/g)].map((m) => m[1] ?? '') });
       },
       countUnrouted: () => {},

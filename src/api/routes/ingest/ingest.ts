@@ -3,6 +3,7 @@ import { AppError } from '../../../core/app-error.ts';
 import { noEnabledJobNotice } from '../../../core/notice.ts';
 import { findDataset } from '../../../domain/datasets/http-requests.ts';
 import { authenticate, authorizeZone } from '../../auth.ts';
+import { IngestAdmission } from '../../ingest-admission.ts';
 import { success } from '../../envelope.ts';
 import { contentEncodingOf, pathId } from '../../request-input.ts';
 import type { ApiDeps } from '../../request-context.ts';
@@ -11,37 +12,36 @@ import type { ApiDeps } from '../../request-context.ts';
  * `POST /ingest/zones/{zone_id}/{dataset}`: NDJSON events in, `{accepted: N}` once they are durably queued
  * (with a notice in `messages` when no enabled job exports the zone's events, so they were dropped).
  *
- * Back-pressure: a request is admitted before its body is read only while the bodies being received and
- * processed stay under `LOGEXPORT_INGEST_MAX_BUFFERED` (by Content-Length; a body without one counts as
- * the whole body limit), and while the queue's undelivered bytes stay under
- * `LOGEXPORT_QUEUE_MAX_PENDING_BYTES`. Otherwise it is answered at once with 429 and Retry-After, so a
- * client faster than delivery slows down instead of filling the node's memory.
+ * Back-pressure (ingest-admission.ts): a request is admitted only while the bodies being received and
+ * processed stay under `LOGEXPORT_INGEST_MAX_BUFFERED` — a body with a Content-Length by that length before
+ * it is read, a chunked body by the bytes that arrive — and while the queue's undelivered bytes stay under
+ * `LOGEXPORT_QUEUE_MAX_PENDING_BYTES`. Otherwise it is answered with 429 and Retry-After, so a client faster
+ * than delivery slows down instead of filling the node's memory.
  */
 export function ingestRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const limit = deps.config.ingestBodyLimitBytes;
-  const budget = deps.config.ingestMaxBufferedBytes;
-  let buffered = 0;
+  const admission = new IngestAdmission<FastifyRequest>(deps.config.ingestMaxBufferedBytes, limit);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
 
-  const admitted = new WeakMap<FastifyRequest, number>();
   app.addHook('onRequest', async (request) => {
     const plane = deps.dataPlane;
     if (!plane.accepting()) throw new AppError('shuttingDown', undefined, 5);
-    const declared = Number(request.headers['content-length']);
-    const size = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
-    // One request is always admitted, however large, so a body near the limit can never be refused forever.
-    if (buffered > 0 && buffered + size > budget) throw new AppError('overloaded', 'Ingest is busy: retry after the Retry-After delay', 1);
+    admission.admit(request, request.headers['content-length']);
     if (plane.pendingBytes() > deps.config.queueMaxPendingBytes) {
+      admission.release(request);
       throw new AppError('overloaded', 'Ingest is ahead of delivery: retry after the Retry-After delay', 1);
     }
-    buffered += size;
-    admitted.set(request, size);
   });
-  const release = async (request: FastifyRequest) => {
-    buffered -= admitted.get(request) ?? 0;
-    admitted.delete(request);
-  };
+  // A body without a Content-Length is counted as it streams in. Refused, the counter stops; the body's
+  // stream is left as it is, so the 429 can still be sent on its connection.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.headers['content-length'] !== undefined) return payload;
+    const counted = admission.counter(request);
+    payload.on('error', (error) => counted.destroy(error));
+    return payload.pipe(counted);
+  });
+  const release = async (request: FastifyRequest) => admission.release(request);
   app.addHook('onResponse', release);
   // A client that gives up while its body is still arriving gets no response: its share is freed here.
   app.addHook('onRequestAbort', release);

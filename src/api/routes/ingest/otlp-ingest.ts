@@ -33,9 +33,9 @@ export function otlpIngestRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/ingest/otlp/v1/logs', { bodyLimit: limit }, async (request, reply) => {
     const answer = await handle(request, async (principal) => ({
       kind: 'byHost',
-      zoneForHost: (host) => deps.zoneDirectory.zoneForHost(host),
-      mayIngest: async (zone) =>
-        authorizeZone(principal, zone.id, 'ingest', deps.store).then(
+      zones: () => deps.zoneDirectory.entries(),
+      mayIngest: async (zoneId) =>
+        authorizeZone(principal, zoneId, 'ingest', deps.store).then(
           () => true,
           (error: unknown) => {
             if (error instanceof AppError) return false;

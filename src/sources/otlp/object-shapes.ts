@@ -1,0 +1,73 @@
+/**
+ * Plain objects built from lists of keys and values as fast as `JSON.parse` builds them. An object given
+ * more than a few dozen members one computed key at a time becomes a slow "dictionary" object in V8 —
+ * slower to build, and slower for every later stage that reads it (the checks, capture, filters, formats);
+ * so does a copy of an object once the checks delete its last members (the raw headers). The events of a
+ * request repeat the same keys in the same order, so a key list met again gets a maker of its own: a
+ * function holding one object literal with those keys, which V8 creates as fast as it can create an object
+ * (the way Fastify's serializers and ajv's validators are compiled). Its text quotes each key as JSON, so no
+ * key can be anything but a member's name; a list with `__proto__` (which a literal would take for the
+ * prototype) is always built member by member.
+ */
+
+/** How many key lists are kept (events of a few kinds in one request), and the most keys a kept one has. */
+const keptShapes = 8;
+const maxShapeKeys = 256;
+
+/** Sets a member as JSON.parse would, `__proto__` included (an own member, not the object's prototype). */
+export function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}
+
+type Maker = (values: readonly unknown[]) => Record<string, unknown>;
+
+interface Shape {
+  readonly keys: readonly string[];
+  /** Made once the list is met a second time (a list met once is not worth compiling). */
+  make: Maker | undefined;
+}
+
+/** The maker of objects with `keys` in this order: `{"k0": v[0], "k1": v[1], …}`. */
+function makerOf(keys: readonly string[]): Maker {
+  const members = keys.map((key, i) => `${JSON.stringify(key)}: v[${i}]`).join(',\n');
+  return new Function('v', `return {\n${members}\n};`) as Maker;
+}
+
+export class ObjectShapes {
+  private readonly shapes: Shape[] = [];
+
+  /** An object with `keys[i]` → `values[i]` for i < `count`, the first of a repeated key kept, as JSON.parse would make it. */
+  build(keys: readonly string[], values: readonly unknown[], count: number): Record<string, unknown> {
+    const shape = this.find(keys, count);
+    if (shape !== undefined) {
+      shape.make ??= makerOf(shape.keys);
+      return shape.make(values);
+    }
+    const object: Record<string, unknown> = {};
+    let plain = true;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i] as string;
+      if (Object.hasOwn(object, key)) plain = false;
+      else setMember(object, key, values[i]);
+      if (key === '__proto__') plain = false;
+    }
+    if (plain && count <= maxShapeKeys) this.keep(keys.slice(0, count));
+    return object;
+  }
+
+  private find(keys: readonly string[], count: number): Shape | undefined {
+    for (const shape of this.shapes) {
+      if (shape.keys.length !== count) continue;
+      let i = 0;
+      while (i < count && shape.keys[i] === keys[i]) i++;
+      if (i === count) return shape;
+    }
+    return undefined;
+  }
+
+  private keep(keys: readonly string[]): void {
+    if (this.shapes.length >= keptShapes) this.shapes.pop();
+    this.shapes.unshift({ keys, make: undefined });
+  }
+}
