@@ -36,8 +36,15 @@ export interface IngestLineParser {
    * Checks an event object a source built itself (mapping its own format), exactly as a parsed line is
    * checked, and in place: what a line would cost to write and parse again is saved.
    */
-  readonly check: (event: Record<string, unknown>) => Result<IngestEvent, string>;
+  readonly check: (event: Record<string, unknown>, strings?: EventStrings) => Result<IngestEvent, string>;
 }
+
+/**
+ * Where a source's strings came from: `'utf8'` when every string and key of the event was decoded from
+ * UTF-8 bytes by a decoder that replaces what is not UTF-8 (Node's `Buffer#toString`), so none can hold a
+ * lone surrogate and the search for one is skipped; `'any'` (the default) otherwise.
+ */
+export type EventStrings = 'any' | 'utf8';
 
 /** How the value of one key of an ingest line is checked; built once per dataset. */
 type FieldRule =
@@ -75,7 +82,7 @@ export function compileIngestParser(dataset: Dataset, limits: IngestLimits = def
   const ruleTable = Object.create(null) as Record<string, FieldRule | undefined>;
   for (const [name, rule] of rules) ruleTable[name] = rule;
   const compiled: CompiledDataset = { rules: ruleTable, spellings, objectFields, limits };
-  return Object.assign((line: string) => parseWith(compiled, line), { check: (event: Record<string, unknown>) => checkWith(compiled, event, '') });
+  return Object.assign((line: string) => parseWith(compiled, line), { check: (event: Record<string, unknown>, strings: EventStrings = 'any') => checkWith(compiled, event, '', strings) });
 }
 
 function ruleFor(field: DatasetField): FieldRule {
@@ -135,7 +142,7 @@ function parseWith(compiled: CompiledDataset, line: string): Result<IngestEvent,
  * Checks an event object; `line` is the JSON text it was parsed from (empty for an object built otherwise),
  * where the exact digits of a timestamp number above 2^53 are found.
  */
-function checkWith(compiled: CompiledDataset, event: Record<string, unknown>, line: string): Result<IngestEvent, string> {
+function checkWith(compiled: CompiledDataset, event: Record<string, unknown>, line: string, strings: EventStrings = 'any'): Result<IngestEvent, string> {
   // The object becomes the record in place (nulls and raw headers deleted, timestamps rewritten):
   // copying every field into a fresh object would cost about as much again as the JSON.parse.
   const { rules, limits } = compiled;
@@ -200,8 +207,8 @@ function checkWith(compiled: CompiledDataset, event: Record<string, unknown>, li
   }
   // A lone surrogate (`\ud800` without its pair) is no text: UTF-8 cannot hold it, so every output would
   // write something else, and the retained segments could not be read. A line can only hold one as an
-  // escape, so a line without a backslash (the usual case) is not searched.
-  if (line === '' || line.indexOf('\\') !== -1) {
+  // escape, so a line without a backslash (the usual case) is not searched, nor an object of UTF-8 strings.
+  if (strings === 'any' && (line === '' || line.indexOf('\\') !== -1)) {
     const field = fieldWithLoneSurrogate(event);
     if (field !== undefined) return err(`${quote(field)} holds a lone surrogate (an unpaired \\ud800–\\udfff escape), which is not text: send the character itself, or leave it out`);
   }

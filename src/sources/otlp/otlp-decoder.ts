@@ -8,7 +8,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { err, ok, type Result } from '../../core/result.ts';
-import type { IngestEvent, IngestLineParser } from '../../domain/datasets/ingest-event.ts';
+import type { EventStrings, IngestEvent, IngestLineParser } from '../../domain/datasets/ingest-event.ts';
 import type { EventDecoder, EventSink } from '../../ingest/event-decoder.ts';
 import { zoneNameForHost } from '../route-by-host.ts';
 import { decodeOtlpJson } from './decode-otlp-json.ts';
@@ -73,6 +73,8 @@ class RecordTaker {
   first: OtlpRejection[] = [];
   byCode: Partial<Record<OtlpRejectCode, number>> = {};
   routed: Record<string, RoutedRecord[]> = {};
+  /** How the records' strings were decoded: the one-pass reader decodes UTF-8 with Node's decoder, which cannot make a lone surrogate. */
+  strings: EventStrings = 'any';
 
   constructor(sink: EventSink, parse: IngestLineParser, route: OtlpRoute) {
     this.sink = sink;
@@ -124,7 +126,7 @@ class RecordTaker {
       const routed = (this.routed[zoneId] ??= []);
       if (routed.length < namedRejections) routed.push({ record: position, host });
     }
-    if (mapped.kind === 'event') checked = this.parse.check(mapped.event);
+    if (mapped.kind === 'event') checked = this.parse.check(mapped.event, this.strings);
     if (checked === undefined) return;
     if (!checked.ok) return this.reject(position, 'invalid_event', checked.error);
     this.sink.add(zoneId, checked.value);
@@ -163,9 +165,11 @@ export function otlpDecoder(): EventDecoder {
       const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const taker = new RecordTaker(sink, parse, route);
       if (encoding === 'protobuf' && generatedOnly !== true) {
+        taker.strings = 'utf8';
         const read = readOtlpProtobuf(buffer, (record, position) => taker.take(record, position));
         if (read.kind === 'read') return ok(taker.account('onePass'));
         taker.reset();
+        taker.strings = 'any';
       }
       const taken = takeDecoded(encoding, buffer, taker);
       if (!taken.ok) return err({ kind: 'otlpUndecodable', message: taken.error });

@@ -92,6 +92,29 @@ describe('decoding an OTLP logs request', () => {
     assert.equal(decoded.value[0]?.timeUnixNano, 1_790_000_000n);
   });
 
+  it('never makes a lone surrogate: bytes that are no UTF-8 read as U+FFFD from protobuf, and the JSON escape is rejected', () => {
+    const attributes = (path: string) => [
+      { key: 'server.address', value: { stringValue: 'www.example.com' } },
+      { key: 'http.request.method', value: { stringValue: 'GET' } },
+      { key: 'http.response.status_code', value: { intValue: '200' } },
+      { key: 'url.path', value: { stringValue: path } },
+    ];
+    const request = (path: string) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1790000000000000000', attributes: attributes(path) }] }] }] });
+    // `/XXX` encoded, then its three placeholder bytes replaced by the CESU-8 form of U+D800 (ED A0 80), which UTF-8 forbids.
+    const bytes = Buffer.from(requestType.encode(requestType.fromObject(request('/XXX'))).finish());
+    const at = bytes.indexOf('/XXX');
+    bytes.set([0xed, 0xa0, 0x80], at + 1);
+    const options = { encoding: 'protobuf', route: { kind: 'zone', zoneId: 'z' } } as const;
+    const fromProtobuf = decodeRequest(bytes, options);
+    assert.ok(fromProtobuf.ok);
+    assert.equal(fromProtobuf.account.readBy, 'onePass');
+    assert.equal(fromProtobuf.events[0]?.record.ClientRequestPath, '/\ufffd\ufffd\ufffd');
+    const fromJson = decodeRequest(Buffer.from(JSON.stringify(request('/\ud800'))), { ...options, encoding: 'json' });
+    assert.ok(fromJson.ok);
+    assert.equal(fromJson.events.length, 0);
+    assert.match(fromJson.account.rejections.first[0]?.reason ?? '', /lone surrogate/);
+  });
+
   it('accepts an empty request in both encodings', () => {
     assert.deepEqual(decodeOtlpProtobuf(new Uint8Array(0)), { ok: true, value: [] });
     assert.deepEqual(decodeOtlpJson('{}'), { ok: true, value: [] });
