@@ -40,7 +40,7 @@ describe('a SQL answer', () => {
   const numbers: readonly [unknown, number | undefined][] = [
     [42, 42],
     [-1.5, -1.5],
-    ['12345678901234567890', 12345678901234567890],
+    ['12345678901234567890', 1.2345678901234567e19],
     ['3.25', 3.25],
     ['', undefined],
     ['12a', undefined],

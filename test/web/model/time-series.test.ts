@@ -59,3 +59,13 @@ describe('series over time', () => {
     assert.deepEqual(seriesTotals({ times: [1, 2], series: [{ label: 'a', values: [1, null] }] }), [{ label: 'a', total: 1 }]);
   });
 });
+
+describe('a rate series’ peak', () => {
+  it('is its largest value, or null when it has none', async () => {
+    const { seriesPeaks } = await import('../../../web/src/model/time-series.ts');
+    assert.deepEqual(seriesPeaks({ times: [1, 2, 3], series: [{ label: 'a', values: [null, 2.5, 1] }, { label: 'b', values: [null, null, null] }] }), [
+      { label: 'a', peak: 2.5 },
+      { label: 'b', peak: null },
+    ]);
+  });
+});

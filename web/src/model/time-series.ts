@@ -111,3 +111,8 @@ export function stackSeries(data: TimeSeries): TimeSeries {
 export function seriesTotals(data: TimeSeries): { readonly label: string; readonly total: number }[] {
   return data.series.map((s) => ({ label: s.label, total: s.values.reduce<number>((sum, v) => sum + (v ?? 0), 0) }));
 }
+
+/** Each series' largest value over the axis (null when it has none), for rates, which do not add up. */
+export function seriesPeaks(data: TimeSeries): { readonly label: string; readonly peak: number | null }[] {
+  return data.series.map((s) => ({ label: s.label, peak: s.values.reduce<number | null>((max, v) => (v === null || (max !== null && max >= v) ? max : v), null) }));
+}
