@@ -57,7 +57,9 @@ function Panel(props: { readonly panel: AnalyticsPanel; readonly state: PanelSta
               <tr key={entry.value}>
                 <td class="bar-cell">
                   <span class="bar-fill" style={{ width: `${(entry.requests / peak) * 100}%` }} aria-hidden="true" />
-                  <span class="bar-label">{entry.value}</span>
+                  <span class="bar-label" title={entry.value}>
+                    {entry.value}
+                  </span>
                 </td>
                 <td class="number">{valueText(entry.requests, 'requests')}</td>
               </tr>

@@ -109,7 +109,7 @@ export function LogExplorerPage(props: { readonly api: ApiClient; readonly zone:
             id="explorer-sql"
             ref={editor}
             class="sql-editor"
-            rows={10}
+            rows={Math.min(24, Math.max(8, sql.split('\n').length + 1))}
             spellcheck={false}
             value={sql}
             placeholder="SELECT count(*) AS requests FROM http_requests"
