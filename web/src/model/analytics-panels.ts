@@ -38,9 +38,12 @@ export type AnalyticsPanel = TimeChartPanel | TopListPanel;
 /** How many values a top list shows. */
 export const topListLength = 10;
 
-/** A SQL timestamp literal for Unix seconds, in UTC (`TIMESTAMP '2026-11-26 16:00:00'`). */
+/**
+ * A SQL timestamp literal for Unix seconds, its offset written out (`TIMESTAMPTZ '2026-11-26 16:00:00+00'`)
+ * so it means the same instant whatever the session's time zone.
+ */
 export function timestampLiteral(seconds: number): string {
-  return `TIMESTAMP '${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')}'`;
+  return `TIMESTAMPTZ '${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')}+00'`;
 }
 
 function whereWindow(window: TimeWindow): string {
