@@ -33,7 +33,7 @@ function compareKeys(a: Key, b: Key): number {
 }
 
 /** The rows in the order asked for; rows with equal values keep their order (the query's). */
-export function sortRows(rows: readonly SqlRow[], order: SortOrder): SqlRow[] {
+export function sortRows<R extends SqlRow>(rows: readonly R[], order: SortOrder): R[] {
   const sign = order.direction === 'ascending' ? 1 : -1;
   const keyed = rows.map((row, index) => ({ row, index, key: keyOf(rowValue(row, order.column)) }));
   keyed.sort((a, b) => {
