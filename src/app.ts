@@ -40,6 +40,7 @@ import { makeDataDirPrivate } from './private-data-dir.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
 import { openSecrets, resolveSecret } from './secrets/open-secrets.ts';
 import { Retention } from './retention/retention.ts';
+import { ExplorerQueries } from './explorer/query-runner.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -216,6 +217,12 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting, sources: () => tailsRef.current?.statuses() ?? [] },
       retention,
+      explorer: new ExplorerQueries({
+        segments: retention.segments,
+        retentionMs: retention.retentionMs,
+        now: () => clock.now(),
+        limits: { timeoutMs: config.sqlTimeoutMs, memoryBytes: config.sqlMemoryBytes, maxRows: config.sqlMaxRows, concurrency: config.sqlConcurrency },
+      }),
     });
     const log = server.log;
     logRef.current = log;
