@@ -176,10 +176,10 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
         assert.equal(await page.locator('.time-chart').count(), 0);
         assert.match((await page.locator('main').textContent()) ?? '', /No chart: the result has no date-time column\./);
 
-        await page.getByRole('button', { name: 'requests' }).click();
+        await page.locator('.result-table').getByRole('button', { name: 'requests', exact: true }).click();
         assert.equal(await page.getByRole('columnheader', { name: 'requests' }).getAttribute('aria-sort'), 'ascending');
         assert.deepEqual(await resultCells(0).allTextContents(), ['301', '404', '503', '200']);
-        await page.getByRole('button', { name: 'requests' }).click();
+        await page.locator('.result-table').getByRole('button', { name: 'requests', exact: true }).click();
         assert.equal(await page.getByRole('columnheader', { name: 'requests' }).getAttribute('aria-sort'), 'descending');
         assert.deepEqual(await resultCells(0).allTextContents(), ['200', '301', '404', '503']);
 

@@ -5,6 +5,8 @@ import { seriesColour, tickText, valueText } from '../model/chart-format.ts';
 import { seriesPeaks, seriesTotals, stackSeries, type TimeSeries } from '../model/time-series.ts';
 
 const chartHeight = 220;
+// A bucket's bar starts at its time and fills most of its width; bars suit buckets of counts, sparse or not.
+const bars = uPlot.paths.bars?.({ size: [0.9, 64], align: 1 });
 
 /** What the legend sums up per series: counts add up over the range, rates do not (their peak is shown). */
 function figuresOf(data: TimeSeries, unit: PanelUnit | 'number'): { readonly label: string; readonly text: string }[] {
@@ -14,8 +16,8 @@ function figuresOf(data: TimeSeries, unit: PanelUnit | 'number'): { readonly lab
 }
 
 /**
- * A chart over time drawn by uPlot on a canvas: lines, or filled bands stacked in order (the first at the
- * bottom) with the legend showing each band's own value at the cursor. Times are UTC, as everywhere in
+ * A chart over time drawn by uPlot on a canvas: lines, or bars stacked in order (the first at the bottom)
+ * with the legend showing each part's own value at the cursor. Times are UTC, as everywhere in
  * Analytics and Log Explorer. It takes the width of its box and follows it.
  */
 export function TimeChart(props: { readonly title: string; readonly data: TimeSeries; readonly unit: PanelUnit | 'number'; readonly stacked: boolean }) {
@@ -26,7 +28,7 @@ export function TimeChart(props: { readonly title: string; readonly data: TimeSe
     const element = box.current;
     if (element === null) return;
     const drawn = stacked ? stackSeries(data) : data;
-    // uPlot paints series in order: stacked bands go top-down so each lower band paints over the one above.
+    // uPlot paints series in order: stacked bars go top-down so each lower part paints over the one above.
     const order = data.series.map((_, i) => i);
     if (stacked) order.reverse();
     const options: uPlot.Options = {
@@ -44,10 +46,12 @@ export function TimeChart(props: { readonly title: string; readonly data: TimeSe
           return {
             label: series?.label ?? '',
             stroke: colour,
-            width: stacked ? 1 : 2,
+            width: stacked ? 0 : 2,
             fill: stacked ? colour : undefined,
+            paths: stacked ? bars : undefined,
             spanGaps: false,
-            points: { show: false },
+            // Lines show their points where there are few (uPlot's default); stacked bars have none.
+            points: stacked ? { show: false } : undefined,
             value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => (idx === null ? '—' : valueText(series?.values[idx] ?? null, unit)),
           };
         }),

@@ -6,7 +6,7 @@
  */
 import type { TimeWindow } from './analytics-range.ts';
 import { rowValue, numberValue, valueText, type SqlRow } from './sql-result.ts';
-import { fillTimes, seriesByCategory, seriesByColumn, stackSeries, type TimeSeries } from './time-series.ts';
+import { fillTimes, seriesByCategory, seriesByColumn, type TimeSeries } from './time-series.ts';
 
 /** What a chart's values are, for its axis and legend. */
 export type PanelUnit = 'requests' | 'bytes' | 'percent';
@@ -112,13 +112,13 @@ ORDER BY bucket`,
 }
 
 /**
- * A chart panel's rows as series on the window's full axis: counts stacked by status class (a bucket
- * without requests is 0), or the error rates as lines (a bucket without requests has none).
+ * A chart panel's rows as series on the window's full axis: counts per status class (a bucket without
+ * requests is 0; the chart stacks them), or the error rates (a bucket without requests has none).
  */
 export function panelSeries(panel: TimeChartPanel, rows: readonly SqlRow[], window: TimeWindow): TimeSeries {
   if (panel.stacked) {
     const valueColumn = panel.unit === 'bytes' ? 'bytes' : 'requests';
-    return stackSeries(fillTimes(seriesByCategory(rows, 'bucket', 'status_class', valueColumn), window.from, window.to, window.step, 0));
+    return fillTimes(seriesByCategory(rows, 'bucket', 'status_class', valueColumn), window.from, window.to, window.step, 0);
   }
   return fillTimes(seriesByColumn(rows, 'bucket', ['client_errors_pct', 'server_errors_pct']), window.from, window.to, window.step, null);
 }
