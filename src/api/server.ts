@@ -49,6 +49,11 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   }
 }
 
+/** A body kept as the text it is (a Log Explorer query). */
+function keepText(_request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
+  done(null, body);
+}
+
 /**
  * LOGEXPORT_TRUST_PROXY as Fastify takes it (a hop count becomes the function proxy-addr would build). With a
  * list, proxy-addr walks X-Forwarded-For from the right and stops at the first address not in it: the client
@@ -94,7 +99,12 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
       tokenValueRoutes(api, deps);
       tokenPermissionGroupRoutes(api, deps);
       auditLogRoutes(api, deps);
-      explorerAccountRoutes(api);
+      // Any body: these calls are answered with where to go instead, whatever they carry.
+      await api.register(async (accounts) => {
+        accounts.removeAllContentTypeParsers();
+        accounts.addContentTypeParser('*', { parseAs: 'string' }, keepText);
+        explorerAccountRoutes(accounts);
+      });
 
       await api.register(
         async (zoned) => {
@@ -113,7 +123,7 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
           // A Log Explorer query is SQL text, whatever the client calls its type (the official client says text/plain).
           await zoned.register(async (sql) => {
             sql.removeAllContentTypeParsers();
-            sql.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+            sql.addContentTypeParser('*', { parseAs: 'string' }, keepText);
             explorerSqlRoutes(sql, deps);
           });
           // Every log export route answers under both path words, so clients written for the public

@@ -316,7 +316,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     replayMaxWindowMs: duration(raw, 'LOGEXPORT_REPLAY_MAX_WINDOW', retentionDays * 86_400_000, 1000),
     replaysPerNode: integer(raw, 'LOGEXPORT_REPLAYS_PER_NODE', 2, 1, 64),
     sqlTimeoutMs: duration(raw, 'LOGEXPORT_SQL_TIMEOUT', 30_000, 1),
-    sqlMemoryBytes: size(raw, 'LOGEXPORT_SQL_MEMORY', 512 * 1024 ** 2, 16 * 1024 ** 2),
+    sqlMemoryBytes: size(raw, 'LOGEXPORT_SQL_MEMORY', 512 * 1024 ** 2, 128 * 1024 ** 2),
     sqlMaxRows: integer(raw, 'LOGEXPORT_SQL_MAX_ROWS', 10_000, 1, 1_000_000),
     sqlConcurrency: integer(raw, 'LOGEXPORT_SQL_CONCURRENCY', 2, 1, 64),
   };

@@ -39,7 +39,8 @@ export function readableSqlError(duckdbMessage: string, sql: string): ReadableSq
   const location = locationOf(lines, sql);
   const message = [first, ...hints].join(' ') + (location === undefined ? '' : ` (${location})`);
   if (/^Permission Error/.test(first) || /disabled (by|through) configuration/.test(first) || /configuration has been locked/.test(first)) return { kind: 'sqlForbidden', message };
-  if (/^Out of Memory Error/.test(first)) return { kind: 'sqlTooCostly', message };
+  // DuckDB's advice (temporary directories, settings) is for its operator, not for a query's author.
+  if (/^Out of Memory Error/.test(first)) return { kind: 'sqlTooCostly', message: first.replace(/\s*Database is launched.*$/, '') };
   if (/^INTERRUPT Error|Interrupted/i.test(first)) return { kind: 'sqlTimeout', message };
   return { kind: 'sqlInvalid', message };
 }
