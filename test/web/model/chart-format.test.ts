@@ -1,7 +1,7 @@
 /** How chart values read, and the colour of each status class. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bytesText, seriesColour, tickText, valueText } from '../../../web/src/model/chart-format.ts';
+import { bytesText, seriesColour, tickText, figureText } from '../../../web/src/model/chart-format.ts';
 
 describe('chart values', () => {
   const bytes: readonly [number, string][] = [
@@ -17,9 +17,9 @@ describe('chart values', () => {
   it('writes ticks short and values whole', () => {
     assert.equal(tickText(1500, 'requests'), '1.5K');
     assert.equal(tickText(12, 'percent'), '12%');
-    assert.equal(valueText(1500, 'requests'), '1,500');
-    assert.equal(valueText(12.5, 'percent'), '12.50%');
-    assert.equal(valueText(null, 'requests'), '—');
+    assert.equal(figureText(1500, 'requests'), '1,500');
+    assert.equal(figureText(12.5, 'percent'), '12.50%');
+    assert.equal(figureText(null, 'requests'), '—');
   });
 
   it('gives each status class its colour, 5xx red, and other series a palette colour', () => {

@@ -4,7 +4,7 @@ import { runSql } from '../api/log-explorer.ts';
 import type { Zone } from '../api/zone.ts';
 import { analyticsPanels, panelSeries, topEntries, type AnalyticsPanel } from '../model/analytics-panels.ts';
 import { customWindow, presetWindow, rangeLabels, stepText, utcInputText, type RangeChoice, type TimeWindow } from '../model/analytics-range.ts';
-import { valueText } from '../model/chart-format.ts';
+import { figureText } from '../model/chart-format.ts';
 import type { SqlRow } from '../model/sql-result.ts';
 import { KeptEventsNotice } from './kept-events-notice.tsx';
 import { TimeChart } from './time-chart.tsx';
@@ -61,7 +61,7 @@ function Panel(props: { readonly panel: AnalyticsPanel; readonly state: PanelSta
                     {entry.value}
                   </span>
                 </td>
-                <td class="number">{valueText(entry.requests, 'requests')}</td>
+                <td class="number">{figureText(entry.requests, 'requests')}</td>
               </tr>
             ))}
           </tbody>

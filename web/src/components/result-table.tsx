@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { rowJson } from '../model/result-export.ts';
 import { nextSortOrder, sortRows, type SortOrder } from '../model/result-sort.ts';
-import { rowValue, valueText, type SqlRow } from '../model/sql-result.ts';
+import { cellText } from '../model/live-view.ts';
+import { rowValue, type SqlRow } from '../model/sql-result.ts';
 
 /**
  * A SQL result as a table in its own scrolling box: a click on a column's header sorts by it (again to
@@ -53,7 +54,7 @@ export function ResultTable(props: { readonly columns: readonly string[]; readon
                   </button>
                 </td>
                 {props.columns.map((column) => {
-                  const text = valueText(rowValue(row, column));
+                  const text = cellText(rowValue(row, column));
                   return (
                     <td key={column} title={text.length > 60 ? text : undefined}>
                       {text}

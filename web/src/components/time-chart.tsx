@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { PanelUnit } from '../model/analytics-panels.ts';
-import { seriesColour, tickText, valueText } from '../model/chart-format.ts';
+import { seriesColour, tickText, figureText } from '../model/chart-format.ts';
 import { seriesPeaks, seriesTotals, stackSeries, type TimeSeries } from '../model/time-series.ts';
 
 const chartHeight = 220;
@@ -11,8 +11,8 @@ const bars = uPlot.paths.bars?.({ size: [0.9, 64], align: 1 });
 /** What the legend sums up per series: counts add up over the range, rates do not (their peak is shown). */
 function figuresOf(data: TimeSeries, unit: PanelUnit | 'number'): { readonly label: string; readonly text: string }[] {
   return unit === 'percent'
-    ? seriesPeaks(data).map((p) => ({ label: p.label, text: `peak ${valueText(p.peak, unit)}` }))
-    : seriesTotals(data).map((t) => ({ label: t.label, text: valueText(t.total, unit) }));
+    ? seriesPeaks(data).map((p) => ({ label: p.label, text: `peak ${figureText(p.peak, unit)}` }))
+    : seriesTotals(data).map((t) => ({ label: t.label, text: figureText(t.total, unit) }));
 }
 
 /**
@@ -52,7 +52,7 @@ export function TimeChart(props: { readonly title: string; readonly data: TimeSe
             spanGaps: false,
             // Lines show their points where there are few (uPlot's default); stacked bars have none.
             points: stacked ? { show: false } : undefined,
-            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => (idx === null ? '—' : valueText(series?.values[idx] ?? null, unit)),
+            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => (idx === null ? '—' : figureText(series?.values[idx] ?? null, unit)),
           };
         }),
       ],

@@ -5,7 +5,8 @@
  * without a browser.
  */
 import type { TimeWindow } from './analytics-range.ts';
-import { rowValue, numberValue, valueText, type SqlRow } from './sql-result.ts';
+import { cellText } from './live-view.ts';
+import { numberValue, rowValue, type SqlRow } from './sql-result.ts';
 import { fillTimes, seriesByCategory, seriesByColumn, type TimeSeries } from './time-series.ts';
 
 /** What a chart's values are, for its axis and legend. */
@@ -132,7 +133,7 @@ export interface TopEntry {
 /** A top-list panel's rows as entries; an empty value shows as `(empty)`. */
 export function topEntries(panel: TopListPanel, rows: readonly SqlRow[]): TopEntry[] {
   return rows.map((row) => {
-    const text = valueText(rowValue(row, panel.alias));
+    const text = cellText(rowValue(row, panel.alias));
     return { value: text === '' ? '(empty)' : text, requests: numberValue(rowValue(row, 'requests')) ?? 0 };
   });
 }

@@ -27,7 +27,7 @@ export function tickText(n: number, unit: PanelUnit | 'number'): string {
 }
 
 /** A value in a legend or a list: whole where it can be. */
-export function valueText(n: number | null | undefined, unit: PanelUnit | 'number'): string {
+export function figureText(n: number | null | undefined, unit: PanelUnit | 'number'): string {
   if (n === null || n === undefined) return '—';
   if (unit === 'bytes') return bytesText(n);
   if (unit === 'percent') return `${n.toFixed(2)}%`;

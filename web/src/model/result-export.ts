@@ -3,7 +3,8 @@
  * comma, a quote or a line break; maps and lists as JSON) or NDJSON (one JSON object a line, the columns in
  * the result's order). Pure, so it is tested without a browser.
  */
-import { rowValue, valueText, type SqlRow } from './sql-result.ts';
+import { cellText } from './live-view.ts';
+import { rowValue, type SqlRow } from './sql-result.ts';
 
 function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -12,7 +13,7 @@ function csvField(text: string): string {
 /** The rows as CSV, lines ending in CRLF. */
 export function rowsToCsv(columns: readonly string[], rows: readonly SqlRow[]): string {
   const lines = [columns.map(csvField).join(',')];
-  for (const row of rows) lines.push(columns.map((c) => csvField(valueText(rowValue(row, c)))).join(','));
+  for (const row of rows) lines.push(columns.map((c) => csvField(cellText(rowValue(row, c)))).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }
 

@@ -2,7 +2,8 @@
  * Sorting a Log Explorer result by one column, as a click on its header asks: numbers by value, dates by
  * time, everything else as text; empty cells last whichever way. Pure, so it is tested without a browser.
  */
-import { numberValue, rowValue, timeValueMs, valueText, type SqlRow } from './sql-result.ts';
+import { cellText } from './live-view.ts';
+import { numberValue, rowValue, timeValueMs, type SqlRow } from './sql-result.ts';
 
 /** The column a table is sorted by, and which way. */
 export interface SortOrder {
@@ -20,7 +21,7 @@ type Key = { readonly kind: 'none' } | { readonly kind: 'number'; readonly n: nu
 function keyOf(value: unknown): Key {
   if (value === null || value === undefined) return { kind: 'none' };
   const n = numberValue(value) ?? (typeof value === 'boolean' ? Number(value) : undefined) ?? timeValueMs(value);
-  return n === undefined ? { kind: 'text', text: valueText(value) } : { kind: 'number', n };
+  return n === undefined ? { kind: 'text', text: cellText(value) } : { kind: 'number', n };
 }
 
 const collator = new Intl.Collator('en', { numeric: true });

@@ -3,7 +3,6 @@
  * lower-case column names, so every query the dashboard writes gives its columns lower-case aliases and
  * every row is read case-insensitively. Pure, so it is tested without a browser.
  */
-import { cellText } from './live-view.ts';
 
 /** One row of a SQL answer: column name → value (numbers, RFC 3339 strings, objects, null). */
 export type SqlRow = Readonly<Record<string, unknown>>;
@@ -22,9 +21,6 @@ export function rowValue(row: SqlRow, column: string): unknown {
   const key = Object.keys(row).find((k) => k.toLowerCase() === lower);
   return key === undefined ? undefined : row[key];
 }
-
-/** A value as a table cell shows it: text as it is, null as nothing, anything else as JSON. */
-export const valueText = cellText;
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
