@@ -15,7 +15,7 @@ import { fastRetries } from '../e2e/support/data-plane.ts';
 import { nativeLine } from '../sources/support/tail-node.ts';
 import { ShiftedClock } from '../support/shifted-clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { assertPageFits, chromiumInstalled, distIndex, launchChromium, screenshot } from './support/browser.ts';
+import { assertPageFits, chromiumInstalled, distIndex, launchChromium, screenshot, signedInPage } from './support/browser.ts';
 
 const email = 'ada@example.com';
 const password = 'correct horse battery';
@@ -178,7 +178,6 @@ describe('the dashboard’s state at a glance, on a laptop and on a phone', { sk
       let context: BrowserContext;
       let page: Page;
       let scratchDir: string;
-      const height = width === 390 ? 844 : 800;
       const card = (name: string): Locator => page.getByRole('article', { name });
       const shown = (scope: Locator, label: string) => scope.locator('.counters > div', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
 
@@ -186,21 +185,8 @@ describe('the dashboard’s state at a glance, on a laptop and on a phone', { sk
       const assertFits = (what: string) => assertPageFits(page, width, what);
 
       before(async () => {
-        context = await browser.newContext({
-          viewport: { width, height },
-          baseURL: t.app.url,
-          locale: 'en-US',
-          timezoneId: 'Asia/Kolkata',
-          permissions: ['clipboard-read', 'clipboard-write'],
-        });
-        page = await context.newPage();
-        page.setDefaultTimeout(10_000);
+        ({ context, page } = await signedInPage(browser, t.app.url, width, { email, password }));
         scratchDir = fs.mkdtempSync(path.join(t.dataDir, `screens-${width}-`));
-        await page.goto('/');
-        await page.getByLabel('E-mail').fill(email);
-        await page.getByLabel('Password').fill(password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
       });
 
       after(() => context?.close());

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { assertPageFits, chromiumInstalled, distIndex, launchChromium, screenshot } from './support/browser.ts';
+import { assertPageFits, chromiumInstalled, distIndex, launchChromium, screenshot, signedInPage } from './support/browser.ts';
 
 const email = 'ada@example.com';
 const password = 'correct horse battery';
@@ -94,22 +94,9 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
       const resultCells = (column: number) => page.locator(`.result-table tbody tr td:nth-child(${column + 2})`);
 
       before(async () => {
-        context = await browser.newContext({
-          viewport: { width, height: width === 390 ? 844 : 800 },
-          baseURL: t.app.url,
-          locale: 'en-US',
-          timezoneId: 'Asia/Kolkata',
-          permissions: ['clipboard-read', 'clipboard-write'],
-          acceptDownloads: true,
-        });
-        page = await context.newPage();
+        ({ context, page } = await signedInPage(browser, t.app.url, width, { email, password }));
         page.setDefaultTimeout(15_000);
         scratchDir = fs.mkdtempSync(path.join(t.dataDir, `screens-${width}-`));
-        await page.goto('/');
-        await page.getByLabel('E-mail').fill(email);
-        await page.getByLabel('Password').fill(password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
       });
 
       after(() => context?.close());

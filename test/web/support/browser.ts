@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { chromiumInstalled, chromiumPath } from '../../support/chromium.ts';
 
 export { chromiumInstalled };
@@ -52,4 +52,32 @@ export async function assertPageFits(page: Page, width: number, what: string): P
   const measured = (await page.evaluate(measureScript)) as { scrollWidth: number; outside: string[]; wide: string[] };
   assert.ok(measured.scrollWidth <= width, `${what}: the page is ${measured.scrollWidth} px wide on a ${width} px screen (${measured.wide.join(', ')})`);
   assert.deepEqual(measured.outside, [], `${what}: items outside the top bar`);
+}
+
+/** Signs in through the form and waits for the list of domains. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
+}
+
+/**
+ * A signed-in page on a screen `width` px wide (a 390 × 844 phone, or 800 px high), in India's time zone so
+ * that UTC and local times differ, allowed to use the clipboard and to download.
+ */
+export async function signedInPage(browser: Browser, baseURL: string, width: number, user: { readonly email: string; readonly password: string }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width, height: width === 390 ? 844 : 800 },
+    baseURL,
+    locale: 'en-US',
+    timezoneId: 'Asia/Kolkata',
+    permissions: ['clipboard-read', 'clipboard-write'],
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await signIn(page, user.email, user.password);
+  return { context, page };
 }
