@@ -42,6 +42,16 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
     return t.call('POST', `/zones/${zone}/logs/explorer/query/sql`, { raw: text, headers: { 'content-type': 'text/plain' } });
   }
 
+  /** Waits until SQL sees `n` events of the zone: they are kept once the retention writer has flushed them. */
+  async function waitForCount(zone: string, n: number): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      const answer = await sql(zone, 'SELECT count(*) AS n FROM http_requests');
+      if (answer.status === 200 && answer.body.result[0]?.n === n) return;
+      assert.ok(tries < 800, `the events were not queryable: ${answer.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   before(async () => {
     assert.ok(fs.existsSync(distIndex), 'web/dist/index.html is missing: build the dashboard with `npm run build:web`');
     t = await startTestApp({ LOGEXPORT_RETENTION_FLUSH: '100ms', LOGEXPORT_SQL_MAX_ROWS: String(maxRows) });
@@ -68,13 +78,7 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
     lines.push(JSON.stringify(event(recent.length, oldEventMs, 200)));
     const ingested = await t.call('POST', `${t.app.url}/ingest/zones/${zoneId}/http_requests`, { raw: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' } });
     assert.equal(ingested.status, 200, ingested.text);
-    // Kept once the retention writer has flushed them: wait until SQL sees all 13.
-    for (let tries = 0; ; tries++) {
-      const answer = await sql(zoneId, 'SELECT count(*) AS n FROM http_requests');
-      if (answer.status === 200 && answer.body.result[0]?.n === lines.length) break;
-      assert.ok(tries < 800, `the events were not queryable: ${answer.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitForCount(zoneId, lines.length);
     browser = await launchChromium();
   });
 
@@ -243,6 +247,13 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
         await page.goto(`/zones/${quiet}/analytics`);
         await page.getByRole('article', { name: 'Top hosts' }).getByText('No requests in this range.').waitFor();
         assert.equal(await page.getByRole('region', { name: 'Events are not kept' }).count(), 0);
+
+        // Kept from now on: an event that arrives now shows after Refresh.
+        const line = JSON.stringify({ RayID: `quiet${width}`, EdgeStartTimestamp: new Date().toISOString(), ClientRequestHost: `quiet-${width}.example`, EdgeResponseStatus: 200 });
+        assert.equal((await t.call('POST', `${t.app.url}/ingest/zones/${quiet}/http_requests`, { raw: line, headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
+        await waitForCount(quiet, 1);
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await panel('Top hosts').getByRole('cell', { name: `quiet-${width}.example` }).waitFor();
       });
     });
   }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { messagesOf, type ApiClient } from '../api/api-client.ts';
 import { runSql } from '../api/log-explorer.ts';
 import type { Zone } from '../api/zone.ts';
@@ -22,7 +22,13 @@ function windowText(timeWindow: TimeWindow): string {
 }
 
 /** One panel: its chart or list, its SQL a click away, and "Open in Log Explorer". */
-function Panel(props: { readonly panel: AnalyticsPanel; readonly state: PanelState; readonly timeWindow: TimeWindow; readonly open: (sql: string) => void }) {
+function Panel(props: {
+  readonly panel: AnalyticsPanel;
+  readonly state: PanelState;
+  readonly timeWindow: TimeWindow;
+  readonly open: (sql: string) => void;
+  readonly runAgain: () => void;
+}) {
   const { panel, state } = props;
   const id = `panel-${panel.id}`;
   // Drawn again only when the panel's answer or the range changes, not when another panel's answer comes.
@@ -31,9 +37,14 @@ function Panel(props: { readonly panel: AnalyticsPanel; readonly state: PanelSta
   if (state.kind === 'waiting') body = <p class="loading">Loading…</p>;
   else if (state.kind === 'failed')
     body = (
-      <p class="field-error" role="alert">
-        {state.message}
-      </p>
+      <>
+        <p class="field-error" role="alert">
+          {state.message}
+        </p>
+        <button type="button" onClick={props.runAgain}>
+          Run again
+        </button>
+      </>
     );
   else if (panel.kind === 'timeChart') body = series === undefined ? null : <TimeChart title={panel.title} data={series} unit={panel.unit} stacked={panel.stacked} />;
   else {
@@ -99,23 +110,31 @@ export function AnalyticsPage(props: { readonly api: ApiClient; readonly zone: Z
   const [states, setStates] = useState<Readonly<Record<string, PanelState>>>({});
   const panels = useMemo(() => analyticsPanels(timeWindow), [timeWindow]);
 
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
+
+  /** Runs panels one after another, unless the range has changed since (`panels` is then another list). */
+  const run = async (list: readonly AnalyticsPanel[]) => {
+    for (const panel of list) {
+      setStates((previous) => ({ ...previous, [panel.id]: { kind: 'waiting' } }));
+      const answer = await runSql(props.api, props.zone.id, panel.sql);
+      if (!live.current || currentPanels.current !== panels) return;
+      const state: PanelState = answer.ok
+        ? { kind: 'done', rows: answer.result.rows, cut: answer.result.truncated || answer.result.messages.length > 0 ? `The result was cut: ${answer.result.messages.join(' ')}` : undefined }
+        : { kind: 'failed', message: messagesOf(answer.errors) };
+      setStates((previous) => ({ ...previous, [panel.id]: state }));
+    }
+  };
+  const currentPanels = useRef(panels);
   useEffect(() => {
-    let live = true;
+    currentPanels.current = panels;
     setStates({});
-    const load = async () => {
-      for (const panel of panels) {
-        const answer = await runSql(props.api, props.zone.id, panel.sql);
-        if (!live) return;
-        const state: PanelState = answer.ok
-          ? { kind: 'done', rows: answer.result.rows, cut: answer.result.truncated || answer.result.messages.length > 0 ? `The result was cut: ${answer.result.messages.join(' ')}` : undefined }
-          : { kind: 'failed', message: messagesOf(answer.errors) };
-        setStates((previous) => ({ ...previous, [panel.id]: state }));
-      }
-    };
-    void load();
-    return () => {
-      live = false;
-    };
+    void run(panels);
   }, [panels, props.zone.id]);
 
   const pick = (next: RangeChoice) => {
@@ -123,13 +142,15 @@ export function AnalyticsPage(props: { readonly api: ApiClient; readonly zone: Z
     setRangeError(undefined);
     if (next !== 'custom') setTimeWindow(presetWindow(next, Date.now()));
   };
+  /** A preset range again up to now; a custom range as it is. */
+  const refresh = () => setTimeWindow(choice === 'custom' ? { ...timeWindow } : presetWindow(choice, Date.now()));
   const applyCustom = () => {
     const read = customWindow(fromText, toText);
     if (!read.ok) return setRangeError(read.message);
     setRangeError(undefined);
     setTimeWindow(read.window);
   };
-  const loading = panels.some((p) => states[p.id] === undefined);
+  const loading = panels.some((p) => (states[p.id]?.kind ?? 'waiting') === 'waiting');
 
   return (
     <section aria-labelledby="analytics-title">
@@ -171,9 +192,21 @@ export function AnalyticsPage(props: { readonly api: ApiClient; readonly zone: Z
         {loading ? 'Loading… ' : ''}
         {windowText(timeWindow)}
       </p>
+      <div class="actions">
+        <button type="button" disabled={loading} onClick={refresh}>
+          Refresh
+        </button>
+      </div>
       <div class="analytics-grid">
         {panels.map((panel) => (
-          <Panel key={panel.id} panel={panel} state={states[panel.id] ?? { kind: 'waiting' }} timeWindow={timeWindow} open={props.openInExplorer} />
+          <Panel
+            key={panel.id}
+            panel={panel}
+            state={states[panel.id] ?? { kind: 'waiting' }}
+            timeWindow={timeWindow}
+            open={props.openInExplorer}
+            runAgain={() => void run([panel])}
+          />
         ))}
       </div>
     </section>
