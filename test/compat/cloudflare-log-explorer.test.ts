@@ -191,6 +191,23 @@ describe('Log Explorer through the official client', () => {
     assert.deepEqual(big, { big: '9007199254740993', small: 42, half: 1.5 });
   });
 
+  it('answers the same over the hot tier and after compaction', async () => {
+    const queries = [
+      'SELECT EdgeResponseStatus, count(*) AS n, sum(EdgeResponseBytes) AS bytes FROM http_requests GROUP BY 1 ORDER BY 1',
+      "SELECT date_trunc('minute', EdgeStartTimestamp) AS minute, count(*) AS n FROM http_requests GROUP BY 1 ORDER BY 1",
+      "SELECT RayID, EdgeStartTimestamp, EdgeEndTimestamp, RequestHeaders, BotDetectionIDs FROM http_requests WHERE RayID IN ('e0000000', 'e0000011', 'e000012b') ORDER BY RayID",
+    ];
+    const hot = [];
+    for (const q of queries) hot.push(await sql(q));
+    const before = await t.app.retention.segments.list(`${zoneId}/`);
+    assert.ok(before.some((e) => e.key.endsWith('.ndjson.zst')));
+    await t.app.retention.compactor.compactNow();
+    const afterKeys = (await t.app.retention.segments.list(`${zoneId}/`)).map((e) => e.key);
+    assert.ok(afterKeys.some((k) => k.endsWith('.parquet')));
+    assert.ok(!afterKeys.some((k) => k.endsWith('.ndjson.zst')));
+    for (const [i, q] of queries.entries()) assert.deepEqual(await sql(q), hot[i], q);
+  });
+
   it('cuts an answer at LOGEXPORT_SQL_MAX_ROWS and says so', async () => {
     const response = await fetch(`${t.baseUrl}/zones/${zoneId}/logs/explorer/query/sql`, {
       method: 'POST',
