@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
 import { retentionBody } from '../support/retention-events.ts';
+import { waitAdvancing } from '../support/advancing-wait.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { ingestAs } from '../support/zone-ingest.ts';
 
 const t0 = Date.UTC(2026, 4, 2, 10, 0, 0);
 
@@ -18,27 +20,14 @@ describe('the retention flag and a Log Explorer dataset together', () => {
   let zoneId: string;
   const clock = new ManualClock(t0);
 
-  const ingest = async (body: string): Promise<void> => {
-    const response = await fetch(`${t.app.url}/ingest/zones/${zoneId}/http_requests`, {
-      method: 'POST',
-      headers: { 'x-auth-email': owner.email, 'x-auth-key': owner.key, 'content-type': 'application/x-ndjson' },
-      body,
-    });
-    assert.equal(response.status, 200);
-  };
+  const ingest = (body: string): Promise<void> => ingestAs(t, owner, zoneId, body);
   const rows = async (sql: string): Promise<Record<string, unknown>[]> => {
     const answer = await t.call('POST', `/zones/${zoneId}/logs/explorer/query/sql`, { raw: sql, auth: owner });
     assert.equal(answer.status, 200, answer.text);
     return answer.body.result;
   };
-  const waitForCount = async (where: string, n: number): Promise<void> => {
-    const until = Date.now() + 60_000;
-    while (Number((await rows(`SELECT count(*) AS n FROM http_requests WHERE ${where}`))[0]?.n) !== n) {
-      if (Date.now() > until) throw new Error(`timed out waiting for ${n} rows where ${where}`);
-      clock.advance(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const waitForCount = (where: string, n: number): Promise<void> =>
+    waitAdvancing(async () => Number((await rows(`SELECT count(*) AS n FROM http_requests WHERE ${where}`))[0]?.n) === n, `${n} rows where ${where}`, clock);
 
   before(async () => {
     t = await startTestApp({ LOGEXPORT_RETENTION_FLUSH: '100ms' }, { clock });
