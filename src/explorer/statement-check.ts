@@ -5,7 +5,7 @@
  * type must be SELECT). No SQL is parsed by hand. The sandbox (sql-sandbox.ts) refuses what a SELECT could
  * still reach (files, URLs, settings).
  */
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBExtractedStatements, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { AppError } from '../core/app-error.ts';
 import { readableSqlError } from './sql-error.ts';
@@ -29,14 +29,13 @@ async function serializerVerdict(connection: DuckDBConnection, sql: string): Pro
 /** Prepares `sql` as the query's one SELECT, or throws the answer that says why it is not one. */
 export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
   if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
-  let count: number;
-  let extracted;
+  let extracted: DuckDBExtractedStatements;
   try {
     extracted = await connection.extractStatements(sql);
-    count = extracted.count;
   } catch (error) {
     throw sqlError(error, sql);
   }
+  const count = extracted.count;
   if (count !== 1) throw new AppError('sqlNotSelect', `The query holds ${count} statements; Log Explorer runs exactly one SELECT statement over http_requests`);
   const verdict = await serializerVerdict(connection, sql);
   if (verdict.parserError !== undefined) throw new AppError('sqlInvalid', `Parser Error: ${verdict.parserError}`);

@@ -9,7 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/core/clock.ts';
 import { retentionBody } from '../support/retention-events.ts';
+import { waitAdvancing } from '../support/advancing-wait.ts';
 import { startTestApp, type ApiAnswer, type TestApp } from '../support/test-app.ts';
+import { ingestAs } from '../support/zone-ingest.ts';
 
 const t0 = Date.UTC(2026, 4, 2, 10, 0, 0);
 
@@ -34,19 +36,9 @@ describe('Log Explorer SQL sandbox', () => {
       [zoneB, 'b'],
     ] as const) {
       assert.equal((await t.call('POST', `/zones/${zone}/logs/control/retention/flag`, { body: { flag: true }, auth: owner })).status, 200);
-      const response = await fetch(`${t.app.url}/ingest/zones/${zone}/http_requests`, {
-        method: 'POST',
-        headers: { 'x-auth-email': owner.email, 'x-auth-key': owner.key, 'content-type': 'application/x-ndjson' },
-        body: retentionBody(0, tag === 'a' ? 30 : 20, tag),
-      });
-      assert.equal(response.status, 200);
+      await ingestAs(t, owner, zone, retentionBody(0, tag === 'a' ? 30 : 20, tag));
     }
-    const until = Date.now() + 60_000;
-    while ((await t.app.retention.segments.list(`${zoneB}/`)).length === 0 || (await t.app.retention.segments.list(`${zoneA}/`)).length === 0) {
-      if (Date.now() > until) throw new Error('timed out waiting for the segments');
-      clock.advance(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitAdvancing(async () => (await t.app.retention.segments.list(`${zoneB}/`)).length > 0 && (await t.app.retention.segments.list(`${zoneA}/`)).length > 0, 'the segments', clock);
     const entries = await t.app.retention.segments.list(`${zoneB}/`);
     for (const entry of entries) {
       const opened = await t.app.retention.segments.open(entry.key);

@@ -8,7 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Cloudflare from 'cloudflare';
 import { ManualClock } from '../../src/core/clock.ts';
+import { waitAdvancing } from '../support/advancing-wait.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { ingestAs } from '../support/zone-ingest.ts';
 
 const t0 = Date.UTC(2026, 4, 2, 10, 0, 0);
 const baseNs = 1_790_000_000_000_000_000n;
@@ -53,15 +55,6 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   return counts;
 }
 
-/** Waits for `check`, moving the node's clock on meanwhile (the writer closes segments by it). */
-async function waitFor(check: () => Promise<boolean>, what: string, clock: ManualClock, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    clock.advance(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('Log Explorer through the official client', () => {
   let t: TestApp;
@@ -72,14 +65,7 @@ describe('Log Explorer through the official client', () => {
   const clock = new ManualClock(t0);
   const events = Array.from({ length: 300 }, (_, i) => explorerEvent(i, 'e'));
 
-  const ingest = async (batch: readonly Generated[]): Promise<void> => {
-    const response = await fetch(`${t.app.url}/ingest/zones/${zoneId}/http_requests`, {
-      method: 'POST',
-      headers: { 'x-auth-email': owner.email, 'x-auth-key': owner.key, 'content-type': 'application/x-ndjson' },
-      body: batch.map((e) => JSON.stringify(e)).join('\n') + '\n',
-    });
-    assert.equal(response.status, 200, await response.text());
-  };
+  const ingest = (batch: readonly Generated[]): Promise<void> => ingestAs(t, owner, zoneId, batch.map((e) => JSON.stringify(e)).join('\n') + '\n');
 
   const sql = async (query: string): Promise<Record<string, unknown>[]> => {
     const rows: Record<string, unknown>[] = [];
@@ -143,7 +129,7 @@ describe('Log Explorer through the official client', () => {
     await ingest(events.slice(0, 150));
     clock.advance(1000);
     await ingest(events.slice(150));
-    await waitFor(async () => (await count()) === events.length, 'the retained events', clock);
+    await waitAdvancing(async () => (await count()) === events.length, 'the retained events', clock);
 
     const byStatus = await sql('SELECT EdgeResponseStatus, count(*) AS requests FROM http_requests GROUP BY EdgeResponseStatus ORDER BY EdgeResponseStatus');
     const expectedStatus = [...countBy(events, (e) => String(e.EdgeResponseStatus))].sort((a, b) => Number(a[0]) - Number(b[0]));
@@ -241,7 +227,7 @@ describe('Log Explorer through the official client', () => {
     const later = Array.from({ length: 40 }, (_, i) => explorerEvent(i, 'f'));
     await ingest(later);
     const kept = later.filter((e) => e.EdgeResponseStatus >= 500);
-    await waitFor(async () => (await count("RayID LIKE 'f%'")) === kept.length, 'the filtered events', clock);
+    await waitAdvancing(async () => (await count("RayID LIKE 'f%'")) === kept.length, 'the filtered events', clock);
     const rows = await sql("SELECT RayID, ClientIP, RequestHeaders, EdgeResponseStatus FROM http_requests WHERE RayID LIKE 'f%' ORDER BY RayID");
     assert.deepEqual(
       rows,
