@@ -23,6 +23,7 @@ import { targetTail } from './target-7-tail.ts';
 import type { BenchContext } from './bench-context.ts';
 import { targetRetention } from './target-10-retention.ts';
 import { targetLogpull } from './target-11-logpull.ts';
+import { targetExplorer } from './target-12-explorer.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
 /** The node's settings for its worker threads: BENCH_WORKERS, or nothing (the node's own default). */
@@ -479,6 +480,7 @@ const targets: [number, () => Promise<void>][] = [
   [9, () => targetLive({ seconds, env: workersEnv, line, verdict })],
   [10, () => targetRetention(context)],
   [11, () => targetLogpull(context)],
+  [12, () => targetExplorer(context)],
 ];
 
 const workersText = process.env.BENCH_WORKERS ?? `the default (${defaultWorkers()})`;

@@ -40,6 +40,7 @@ import { makeDataDirPrivate } from './private-data-dir.ts';
 import { encryptedStore } from './secrets/encrypted-store.ts';
 import { openSecrets, resolveSecret } from './secrets/open-secrets.ts';
 import { Retention } from './retention/retention.ts';
+import { ExplorerQueries } from './explorer/query-runner.ts';
 import type { Store } from './store/store.ts';
 
 /** Where `npm run build:web` puts the dashboard. */
@@ -55,6 +56,8 @@ export interface RunningApp {
   /** Every zone by name, for routing by host. */
   readonly zoneDirectory: ZoneDirectory;
   readonly retention: Retention;
+  /** Log Explorer's SQL queries on this node. */
+  readonly explorer: ExplorerQueries;
   /** The address the server listens on, e.g. http://127.0.0.1:8787. */
   readonly url: string;
   /** Stops ingest, lets runners deliver what is queued until the shutdown deadline, then closes everything. */
@@ -202,6 +205,12 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       },
     };
 
+    const explorer = new ExplorerQueries({
+      segments: retention.segments,
+      retentionMs: retention.retentionMs,
+      now: () => clock.now(),
+      limits: { timeoutMs: config.sqlTimeoutMs, memoryBytes: config.sqlMemoryBytes, maxRows: config.sqlMaxRows, concurrency: config.sqlConcurrency },
+    });
     const server = buildServer({
       config,
       store,
@@ -216,6 +225,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       throttle: new AuthThrottle(store, clock, config.authFailuresPerMinute),
       dataPlane: { ingestor, counters, pendingBytes: () => queue.pendingBytes(), accepting: () => accepting, sources: () => tailsRef.current?.statuses() ?? [] },
       retention,
+      explorer,
     });
     const log = server.log;
     logRef.current = log;
@@ -274,6 +284,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       counters,
       zoneDirectory,
       retention,
+      explorer,
       url: `http://${host}:${port}`,
       stop() {
         stopping ??= (async () => {

@@ -17,6 +17,8 @@ import type { TailStatus } from '../sources/tail/tail-status.ts';
 import type { RetainedSource } from '../retention/retained-reader.ts';
 import type { Replays } from '../retention/replay-runner.ts';
 import type { CompactionStatus } from '../retention/compactor.ts';
+import type { Dataset } from '../domain/datasets/http-requests.ts';
+import type { SandboxAnswer } from '../explorer/sandbox-query.ts';
 import type { Job, Store, Zone } from '../store/store.ts';
 import type { Access, Principal } from './auth.ts';
 
@@ -77,6 +79,11 @@ export interface RetentionApi {
   readonly replays: Replays;
 }
 
+/** Log Explorer's SQL as the API sees it: one SELECT over a zone's retained events (src/explorer/). */
+export interface ExplorerApi {
+  run(zoneId: string, dataset: Dataset, sql: string): Promise<SandboxAnswer>;
+}
+
 /** What the API needs from the rest of the service. */
 export interface ApiDeps {
   readonly config: AppConfig;
@@ -92,6 +99,7 @@ export interface ApiDeps {
   /** Every zone by name, for the sources that route events by host (the host-routed OTLP endpoint). */
   readonly zoneDirectory: ZoneDirectory;
   readonly retention: RetentionApi;
+  readonly explorer: ExplorerApi;
   /** The built dashboard (web/dist). */
   readonly dashboardDir: string;
   /** Counts failed sign-ins and credential checks; answers 429 past the limit. */

@@ -23,6 +23,8 @@ import { jobRoutes } from './routes/logpush/jobs.ts';
 import { liveSessionRoutes, liveStreamRoutes } from './routes/logs/live-sessions.ts';
 import { logpullRoutes } from './routes/logs/logpull.ts';
 import { retentionFlagRoutes } from './routes/logs/retention-flag.ts';
+import { explorerAccountRoutes, explorerDatasetRoutes } from './routes/logs/explorer-datasets.ts';
+import { explorerSqlRoutes } from './routes/logs/explorer-sql.ts';
 import { replayRoutes } from './routes/logpush/replay.ts';
 import { ownershipRoutes } from './routes/logpush/ownership.ts';
 import { rulesetRuleRoutes } from './routes/rulesets/ruleset-rules.ts';
@@ -45,6 +47,11 @@ function parseJsonBody(_request: FastifyRequest, body: string, done: (err: Error
   } catch {
     done(new AppError('malformedJson'));
   }
+}
+
+/** A body kept as the text it is (a Log Explorer query). */
+function keepText(_request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
+  done(null, body);
 }
 
 /**
@@ -92,6 +99,12 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
       tokenValueRoutes(api, deps);
       tokenPermissionGroupRoutes(api, deps);
       auditLogRoutes(api, deps);
+      // Any body: these calls are answered with where to go instead, whatever they carry.
+      await api.register(async (accounts) => {
+        accounts.removeAllContentTypeParsers();
+        accounts.addContentTypeParser('*', { parseAs: 'string' }, keepText);
+        explorerAccountRoutes(accounts);
+      });
 
       await api.register(
         async (zoned) => {
@@ -106,6 +119,13 @@ export function buildServer(deps: ApiDeps): FastifyInstance {
           // Logpull and its retention flag have one path only (`/logs/…`), as in the product.
           retentionFlagRoutes(zoned, deps);
           logpullRoutes(zoned, deps);
+          explorerDatasetRoutes(zoned, deps);
+          // A Log Explorer query is SQL text, whatever the client calls its type (the official client says text/plain).
+          await zoned.register(async (sql) => {
+            sql.removeAllContentTypeParsers();
+            sql.addContentTypeParser('*', { parseAs: 'string' }, keepText);
+            explorerSqlRoutes(sql, deps);
+          });
           // Every log export route answers under both path words, so clients written for the public
           // product (which say "logpush") work unchanged.
           for (const word of ['logexport', 'logpush']) {

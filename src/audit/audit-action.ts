@@ -28,6 +28,9 @@ export const auditActions = [
   'ownership.challenge',
   'retention.update',
   'live_session.create',
+  'explorer_dataset.create',
+  'explorer_dataset.update',
+  'explorer_dataset.delete',
 ] as const;
 
 /** One of `auditActions`. */

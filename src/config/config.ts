@@ -83,6 +83,14 @@ export interface AppConfig {
   readonly replayMaxWindowMs: number;
   /** Replays one node runs at once; the others wait in a queue. */
   readonly replaysPerNode: number;
+  /** Log Explorer: how long one SQL query may run before it is interrupted. */
+  readonly sqlTimeoutMs: number;
+  /** Log Explorer: the memory one SQL query may use, in bytes (DuckDB's memory_limit). */
+  readonly sqlMemoryBytes: number;
+  /** Log Explorer: rows one SQL answer holds at most; the rest are cut and the answer says so. */
+  readonly sqlMaxRows: number;
+  /** Log Explorer: SQL queries one node runs at once; more are refused with 429. */
+  readonly sqlConcurrency: number;
 }
 
 /** Which proxies' X-Forwarded-For / X-Forwarded-Proto headers are believed. */
@@ -307,6 +315,10 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     retentionCompactAfterMs: duration(raw, 'LOGEXPORT_RETENTION_COMPACT_AFTER', 5 * 60_000, 0),
     replayMaxWindowMs: duration(raw, 'LOGEXPORT_REPLAY_MAX_WINDOW', retentionDays * 86_400_000, 1000),
     replaysPerNode: integer(raw, 'LOGEXPORT_REPLAYS_PER_NODE', 2, 1, 64),
+    sqlTimeoutMs: duration(raw, 'LOGEXPORT_SQL_TIMEOUT', 30_000, 1),
+    sqlMemoryBytes: size(raw, 'LOGEXPORT_SQL_MEMORY', 512 * 1024 ** 2, 128 * 1024 ** 2),
+    sqlMaxRows: integer(raw, 'LOGEXPORT_SQL_MAX_ROWS', 10_000, 1, 1_000_000),
+    sqlConcurrency: integer(raw, 'LOGEXPORT_SQL_CONCURRENCY', 2, 1, 64),
   };
   return Object.freeze(config);
 }

@@ -52,6 +52,11 @@ export const settingNames = [
   'LOGEXPORT_RETENTION_COMPACT_AFTER',
   'LOGEXPORT_REPLAY_MAX_WINDOW',
   'LOGEXPORT_REPLAYS_PER_NODE',
+  // Log Explorer's SQL sandbox (issue 27).
+  'LOGEXPORT_SQL_TIMEOUT',
+  'LOGEXPORT_SQL_MEMORY',
+  'LOGEXPORT_SQL_MAX_ROWS',
+  'LOGEXPORT_SQL_CONCURRENCY',
 ] as const;
 
 export type SettingName = (typeof settingNames)[number];

@@ -47,6 +47,17 @@ export const errorCatalogue = {
   zoneLimitReached: { code: 10601, status: 403, message: 'creating a new zone is not allowed: the user has as many zones as allowed' },
   zoneVerificationFailed: { code: 10602, status: 400, message: "The zone's DNS TXT record was not found or does not hold its verification token" },
   tokenInvalid: { code: 10603, status: 400, message: 'The API token request is not valid' },
+  // Log Explorer (issue 27): datasets and SQL (docs/log-explorer.md).
+  explorerDatasetInvalid: { code: 14400, status: 400, message: 'The Log Explorer dataset is not valid' },
+  explorerDatasetExists: { code: 14401, status: 400, message: 'The zone has a Log Explorer dataset of this type already: update it with PUT …/logs/explorer/datasets/{dataset_id}' },
+  explorerDatasetProtected: { code: 14402, status: 400, message: 'The dataset has deletion protection: set "deletion_protection": false with PUT first' },
+  explorerAccountScope: { code: 14403, status: 400, message: 'logexport has zones, not accounts: call /client/v4/zones/{zone_id}/logs/explorer/… instead' },
+  sqlInvalid: { code: 14410, status: 400, message: 'The SQL query is not valid' },
+  sqlNotSelect: { code: 14411, status: 400, message: 'Log Explorer runs exactly one SELECT statement over http_requests' },
+  sqlForbidden: { code: 14412, status: 400, message: "The query reaches outside the zone's retained logs (a file, URL, extension or setting)" },
+  sqlTooCostly: { code: 14413, status: 400, message: 'The query needs more memory than LOGEXPORT_SQL_MEMORY allows: narrow it (WHERE, fewer groups, LIMIT)' },
+  sqlTimeout: { code: 14414, status: 400, message: 'The query ran longer than LOGEXPORT_SQL_TIMEOUT and was interrupted: narrow it' },
+  sqlBusy: { code: 14429, status: 429, message: 'As many Log Explorer queries as allowed are running on this node; retry after Retry-After seconds' },
 } as const;
 
 export type ErrorKind = keyof typeof errorCatalogue;

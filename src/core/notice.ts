@@ -5,6 +5,7 @@
  */
 export const noticeCatalogue = {
   noEnabledJob: { code: 12100, when: 'events were accepted and checked, but no enabled job of their zone exports them, so they were dropped' },
+  sqlRowsCut: { code: 14100, when: 'a Log Explorer SQL answer held more rows than LOGEXPORT_SQL_MAX_ROWS; the rest were cut (result_info.truncated is true)' },
 } as const;
 
 export type NoticeKind = keyof typeof noticeCatalogue;
@@ -27,5 +28,13 @@ export function noEnabledJobNotice(count: number, what: 'events' | 'log records'
     message:
       `no enabled job exports ${whose}: ${count} ${noun} ${count === 1 ? 'was' : 'were'} checked and dropped ` +
       '(new jobs start disabled: enable one with PUT …/logexport/jobs/{job_id} {"enabled": true}, or in the dashboard)',
+  };
+}
+
+/** The notice of a Log Explorer answer cut at `maxRows` rows. */
+export function sqlRowsCutNotice(maxRows: number): Notice {
+  return {
+    code: noticeCatalogue.sqlRowsCut.code,
+    message: `the answer was cut at ${maxRows} rows (LOGEXPORT_SQL_MAX_ROWS): aggregate, narrow the query with WHERE, or add a LIMIT`,
   };
 }

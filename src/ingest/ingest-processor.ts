@@ -13,6 +13,7 @@ import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
 import { encodeChunk, eventStatus, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
+import { keptFieldsOf, type RetainRule } from './retain-rule.ts';
 import { RetainedSection, type RequestBody } from './retained-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
@@ -33,8 +34,10 @@ export interface IngestPlan {
   readonly live: readonly LiveTap[];
   /** The zlib level kept records are compressed at (LOGEXPORT_GZIP_LEVEL). */
   readonly gzipLevel: number;
-  /** Whether the zone's retention flag is on: every event is also kept whole for the retention writer. */
+  /** Whether the zone retains its events: each is also kept for the retention writer. */
   readonly retain: boolean;
+  /** What a Log Explorer dataset keeps (its filter, its fields) when it alone decides; absent: every event whole. */
+  readonly retainRule?: RetainRule;
 }
 
 /** The result of processing one request body. */
@@ -61,14 +64,16 @@ class ChunkBuilder {
   private readonly gzipLevel: number;
   /** Each event whole, while the zone retains its events. */
   private readonly retained: RetainedSection | undefined;
+  private readonly retainRule: RetainRule | undefined;
   private statuses: Uint8Array[];
   private records: string[][];
   private events = 0;
   private chars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retainedAtMs: number | undefined, body: RequestBody | undefined) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retainedAtMs: number | undefined, body: RequestBody | undefined, retainRule?: RetainRule) {
     this.jobs = jobs;
+    this.retainRule = retainRule;
     this.gzipLevel = gzipLevel;
     this.retained = retainedAtMs === undefined ? undefined : new RetainedSection(retainedAtMs, body);
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
@@ -79,7 +84,15 @@ class ChunkBuilder {
   add(event: IngestEvent, captured: object | undefined, start: number, end: number): void {
     const record = event.record;
     const index = this.events;
-    this.retained?.add(record, captured, start, end, event.timestampsAsSent === true);
+    const retained = this.retained;
+    const rule = this.retainRule;
+    if (retained !== undefined) {
+      if (rule === undefined) retained.add(record, captured, start, end, event.timestampsAsSent === true);
+      else if (!rule.predicate(record)) retained.refuse();
+      // Only the dataset's fields: written from the record (the line holds them all).
+      else if (rule.fields !== undefined) retained.add(keptFieldsOf(record, rule.fields), undefined, 0, 0, false);
+      else retained.add(record, captured, start, end, event.timestampsAsSent === true);
+    }
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;
@@ -140,7 +153,7 @@ export class EventPreparation {
   /** `receivedMs` is when the events were received: the receive time their retained copy carries. */
   constructor(plan: IngestPlan, body?: RequestBody, receivedMs: number = Date.now()) {
     this.capture = plan.capture;
-    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain ? receivedMs : undefined, body) : undefined;
+    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain ? receivedMs : undefined, body, plan.retainRule) : undefined;
     this.live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
     this.idle = this.builder === undefined && this.live === undefined;
   }

@@ -17,6 +17,7 @@ import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
 import { inflateBody } from './inflate-body.ts';
 import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
+import { compileRetainRule, type RetainSelection } from './retain-rule.ts';
 import { compileJobPlan } from './job-plan.ts';
 import { compileLiveTap, type LiveTap, type LiveTapOutput, type LiveTapSpec } from './live-tap.ts';
 
@@ -26,8 +27,13 @@ export interface PlanSource {
   readonly jobs: readonly (JobSettings & { readonly id: number })[];
   /** Live sessions watching the zone's dataset (usually none). */
   readonly live?: readonly LiveTapSpec[];
-  /** The zone's retention flag: every event is also kept whole for the retention writer. */
+  /** Whether the zone retains its events (its retention flag, or an enabled Log Explorer dataset): each is also kept for the retention writer. */
   readonly retain: boolean;
+  /**
+   * What an enabled Log Explorer dataset keeps, when it alone decides (the flag off): its fields (null: all)
+   * and its filter (null: every event). Absent: every event whole.
+   */
+  readonly retainSelection?: RetainSelection;
   readonly settings: IngestSettings;
 }
 
@@ -107,7 +113,8 @@ export function compileIngestPlan(source: PlanSource, datasetId: string): Ingest
     const compiled = compileLiveTap(spec, dataset, source.settings.filterLimits);
     if (compiled.ok) live.push(compiled.value);
   }
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain };
+  const retainRule = source.retain && source.retainSelection !== undefined && dataset !== undefined ? compileRetainRule(source.retainSelection, dataset, source.settings.filterLimits) : undefined;
+  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain, ...(retainRule === undefined ? {} : { retainRule }) };
 }
 
 /**

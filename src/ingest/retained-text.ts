@@ -53,6 +53,8 @@ export class RetainedSection {
   private texts = '';
   /** Where each event's part of `texts` ends (characters). */
   private textEnds: number[] = [];
+  /** The events a Log Explorer dataset's filter refused (indexes among every event of the section): no line. */
+  private refused: number[] = [];
   /** Bytes held so far (characters for texts: about as many). */
   size = 0;
 
@@ -83,6 +85,11 @@ export class RetainedSection {
       }
     }
     this.addMembers(-1, -1, JSON.stringify(record).slice(1, -1));
+  }
+
+  /** Counts an event that is not retained (a Log Explorer dataset's filter refused it): it gets no line. */
+  refuse(): void {
+    this.refused.push(this.starts.length + this.refused.length);
   }
 
   private addMembers(start: number, end: number, members: string): void {
@@ -137,15 +144,18 @@ export class RetainedSection {
       out[cursor++] = closingBrace;
       out[cursor++] = newline;
     }
+    const statuses = new Uint8Array(count + this.refused.length).fill(eventStatus.kept);
+    for (const event of this.refused) statuses[event] = eventStatus.filteredOut;
     this.starts = [];
     this.ends = [];
     this.texts = '';
     this.textEnds = [];
+    this.refused = [];
     this.size = 0;
     // The text is a view of the scratch buffer, valid until the next `take`: the chunk compresses it at once.
     return {
       jobId: retainedSectionId,
-      statuses: new Uint8Array(count).fill(eventStatus.kept),
+      statuses,
       recordLengths,
       delimiterLength: 1,
       text: out,

@@ -1,6 +1,6 @@
 /**
  * What ingest needs to know about a zone, loaded once per configuration change: the zone's custom-field
- * rules, its enabled jobs per dataset and its retention flag, as the source of the plan ingest runs
+ * rules, its enabled jobs per dataset, its retention flag and its Log Explorer datasets, as the source of the plan ingest runs
  * (ingest-task.ts). Events of a dataset with no enabled job, in a zone that does not retain its events,
  * are acknowledged and counted as dropped (`no_job`).
  */
@@ -45,13 +45,21 @@ export class ZoneSnapshots {
 
   private async load(zoneId: string, dataset: string): Promise<ZoneSnapshot> {
     const generation = ++this.generation;
-    const [ruleset, jobs, retain] = await Promise.all([this.store.findRulesetByPhase(zoneId, customFieldsPhase), this.store.listJobs(zoneId), this.store.getRetentionFlag(zoneId)]);
+    const [ruleset, jobs, flag, explorer] = await Promise.all([
+      this.store.findRulesetByPhase(zoneId, customFieldsPhase),
+      this.store.listJobs(zoneId),
+      this.store.getRetentionFlag(zoneId),
+      this.store.listExplorerDatasets(zoneId),
+    ]);
+    // The flag keeps every event whole; without it, an enabled Log Explorer dataset keeps what it selects.
+    const selected = flag ? undefined : explorer.find((d) => d.enabled && d.dataset === dataset);
     return {
       planKey: `${zoneId}/${dataset}/${generation}`,
       plan: {
         rules: ruleset?.rules ?? [],
         jobs: jobs.filter((j) => j.enabled && j.dataset === dataset),
-        retain,
+        retain: flag || selected !== undefined,
+        ...(selected === undefined ? {} : { retainSelection: { fields: selected.fields, filter: selected.filter } }),
         settings: this.settings,
       },
     };

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { httpRequests } from '../domain/datasets/http-requests.ts';
-import { chunkSection, plainTextOf, retainedSectionId } from '../ingest/chunk-format.ts';
+import { chunkSection, eventStatus, plainTextOf, retainedSectionId } from '../ingest/chunk-format.ts';
 import { receivedMember } from '../ingest/retained-text.ts';
 import { zstdFrame } from '../ingest/zstd-frame.ts';
 import type { BatchSegment, EventQueue, InflightBatch, QueueChunk, QueueConsumer, StreamKey } from '../queue/queue.ts';
@@ -142,12 +142,15 @@ const newline = Buffer.from('\n');
 export async function retainedFrame(chunk: QueueChunk, from: number, to: number): Promise<RetainedFrame | undefined> {
   const section = chunkSection(chunk.payload, retainedSectionId);
   if (section === undefined || from >= to) return undefined;
-  if (section.text.kind === 'zstd' && from === 0 && to === chunk.count) return { frame: section.text.frame, receivedMs: section.text.receivedMs, events: to - from };
+  // Events a Log Explorer dataset's filter refused have no line (their status is not `kept`).
+  const kept = section.tally(from, to).kept;
+  if (kept === 0) return undefined;
+  if (section.text.kind === 'zstd' && from === 0 && to === chunk.count) return { frame: section.text.frame, receivedMs: section.text.receivedMs, events: kept };
   const text = await plainTextOf(section.text);
   const parts: Buffer[] = [];
   if (section.text.kind === 'zstd') {
-    for (let e = from; e < to; e++) parts.push(section.recordOf(text, e), newline);
-    return { frame: zstdFrame(Buffer.concat(parts)), receivedMs: section.text.receivedMs, events: to - from };
+    for (let e = from; e < to; e++) if (section.status(e) === eventStatus.kept) parts.push(section.recordOf(text, e), newline);
+    return { frame: zstdFrame(Buffer.concat(parts)), receivedMs: section.text.receivedMs, events: kept };
   }
   const stamp = Buffer.from(`{${JSON.stringify(receivedMember)}:${chunk.appendedAtMs}`);
   for (let e = from; e < to; e++) {

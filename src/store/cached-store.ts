@@ -5,6 +5,7 @@
  * when this node changes the zone, or when `invalidateZone` is told another node did (ConfigWatcher).
  * Everything else, and everything inside a transaction, goes straight to the store.
  */
+import type { ExplorerDataset } from '../domain/explorer/explorer-dataset.ts';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { ApiToken, Job, JobStatus, RulesetSnapshot, Store, User, Zone } from './store.ts';
 
@@ -165,6 +166,12 @@ export function cachedStore(store: Store, ttlMs = 1000, now: () => number = Date
     setRetentionFlag: (zoneId, flag, now) => afterWrite(zoneId, store.setRetentionFlag(zoneId, flag, now)),
     listRetentionZones: () => store.listRetentionZones(),
     getRetentionSince: (zoneId) => store.getRetentionSince(zoneId),
+    // Read on every ingest snapshot load (an enabled dataset decides what the zone retains) and every SQL query.
+    listExplorerDatasets: (zoneId) => cache.get<readonly ExplorerDataset[]>(zoneKey(zoneId, 'explorer'), () => store.listExplorerDatasets(zoneId)),
+    getExplorerDataset: (zoneId, id) => store.getExplorerDataset(zoneId, id),
+    createExplorerDataset: (dataset) => afterWrite(dataset.zoneId, store.createExplorerDataset(dataset)),
+    updateExplorerDataset: (dataset) => afterWrite(dataset.zoneId, store.updateExplorerDataset(dataset)),
+    deleteExplorerDataset: (zoneId, id) => afterWrite(zoneId, store.deleteExplorerDataset(zoneId, id)),
     // Replay progress changes on another node's writes: never cached.
     saveReplay: (replay) => store.saveReplay(replay),
     getReplay: (jobId) => store.getReplay(jobId),

@@ -102,6 +102,18 @@ export interface Database {
     finished_at: string | null;
     updated_at: string;
   };
+  explorer_datasets: {
+    id: string;
+    zone_id: string;
+    dataset: string;
+    enabled: number;
+    /** JSON array of the kept field names; null keeps every field. */
+    fields: string | null;
+    filter: string | null;
+    deletion_protection: number;
+    created_at: string;
+    updated_at: string;
+  };
 }
 
 /** The SQL engine under the store; migrations differ only where the engines do. */

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
+import type { ExplorerDataset } from '../domain/explorer/explorer-dataset.ts';
 import type { ReplayStatus } from '../domain/jobs/replay-progress.ts';
 import type { Database, Engine } from './database.ts';
 import * as accounts from './queries/account-queries.ts';
 import * as audit from './queries/audit-queries.ts';
 import * as authFailures from './queries/auth-failure-queries.ts';
 import * as changes from './queries/config-change-queries.ts';
+import * as explorer from './queries/explorer-dataset-queries.ts';
 import * as jobs from './queries/job-queries.ts';
 import * as retention from './queries/retention-queries.ts';
 import type { Db } from './queries/query-db.ts';
@@ -275,6 +277,26 @@ export class KyselyStore implements Store {
 
   getRetentionSince(zoneId: string): Promise<string | undefined> {
     return retention.getRetentionSince(this.db, zoneId);
+  }
+
+  listExplorerDatasets(zoneId: string): Promise<readonly ExplorerDataset[]> {
+    return explorer.listExplorerDatasets(this.db, zoneId);
+  }
+
+  getExplorerDataset(zoneId: string, id: string): Promise<ExplorerDataset | undefined> {
+    return explorer.getExplorerDataset(this.db, zoneId, id);
+  }
+
+  createExplorerDataset(dataset: ExplorerDataset): Promise<void> {
+    return this.inTransaction((db) => explorer.createExplorerDataset(db, dataset));
+  }
+
+  updateExplorerDataset(dataset: ExplorerDataset): Promise<boolean> {
+    return this.inTransaction((db) => explorer.updateExplorerDataset(db, dataset));
+  }
+
+  deleteExplorerDataset(zoneId: string, id: string): Promise<boolean> {
+    return this.inTransaction((db) => explorer.deleteExplorerDataset(db, zoneId, id));
   }
 
   saveReplay(replay: StoredReplay): Promise<void> {

@@ -4,6 +4,7 @@
  * (test/store/store-contract.test.ts) runs against both.
  */
 
+import type { ExplorerDataset } from '../domain/explorer/explorer-dataset.ts';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import type { ReplayProgress, ReplayStatus } from '../domain/jobs/replay-progress.ts';
@@ -294,10 +295,20 @@ export interface Store {
   getRetentionFlag(zoneId: string): Promise<boolean>;
   /** Turns retention on or off for a zone; a configuration change. */
   setRetentionFlag(zoneId: string, flag: boolean, now: string): Promise<void>;
-  /** Every zone whose retention flag is on (what the retention writers run for). */
+  /** Every zone whose retention flag is on or that has an enabled `http_requests` Log Explorer dataset (what the retention writers run for). */
   listRetentionZones(): Promise<readonly string[]>;
   /** Since when the zone's retention flag has been on (RFC 3339), or undefined while it is off. */
   getRetentionSince(zoneId: string): Promise<string | undefined>;
+
+  /** A zone's Log Explorer datasets, oldest first. */
+  listExplorerDatasets(zoneId: string): Promise<readonly ExplorerDataset[]>;
+  getExplorerDataset(zoneId: string, id: string): Promise<ExplorerDataset | undefined>;
+  /** Stores a new dataset; UniqueViolation when the zone has one of its type already. A configuration change. */
+  createExplorerDataset(dataset: ExplorerDataset): Promise<void>;
+  /** Rewrites a dataset's settings; false when the zone has no such dataset. A configuration change. */
+  updateExplorerDataset(dataset: ExplorerDataset): Promise<boolean>;
+  /** Deletes a dataset; false when there was none. A configuration change. */
+  deleteExplorerDataset(zoneId: string, id: string): Promise<boolean>;
 
   /** Keeps a job's latest replay, replacing the one before. */
   saveReplay(replay: StoredReplay): Promise<void>;

@@ -10,19 +10,12 @@ import Cloudflare from 'cloudflare';
 import { ManualClock } from '../../src/core/clock.ts';
 import { fnv1a32 } from '../../src/ingest/stages/sample.ts';
 import { retentionBody } from '../support/retention-events.ts';
+import { waitAdvancing } from '../support/advancing-wait.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { ingestAs } from '../support/zone-ingest.ts';
 
 const t0 = Date.UTC(2026, 4, 2, 10, 0, 0);
 
-/** Waits for `check`, moving the node's clock on meanwhile (the writer closes segments by it). */
-async function waitFor(check: () => Promise<boolean>, what: string, clock: ManualClock, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    clock.advance(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function lines(text: unknown): Record<string, unknown>[] {
   assert.equal(typeof text, 'string');
@@ -37,14 +30,7 @@ describe('Logpull through the official client', () => {
   let owner: { email: string; key: string; userId: string };
   const clock = new ManualClock(t0);
 
-  const ingest = async (body: string): Promise<void> => {
-    const response = await fetch(`${t.app.url}/ingest/zones/${zoneId}/http_requests`, {
-      method: 'POST',
-      headers: { 'x-auth-email': owner.email, 'x-auth-key': owner.key, 'content-type': 'application/x-ndjson' },
-      body,
-    });
-    assert.equal(response.status, 200, await response.text());
-  };
+  const ingest = (body: string): Promise<void> => ingestAs(t, owner, zoneId, body);
 
   before(async () => {
     t = await startTestApp({ LOGEXPORT_RETENTION_FLUSH: '100ms' }, { clock });
@@ -77,7 +63,7 @@ describe('Logpull through the official client', () => {
     // These carry their timestamps as bare numbers: the retained section keeps their lines as sent.
     await ingest(retentionBody(40, 100, 'a', true));
     clock.set(t0 + 2000);
-    await waitFor(async () => {
+    await waitAdvancing(async () => {
       const answer = await t.call('GET', `/zones/${zoneId}/logs/received?start=${t0 / 1000 - 60}&end=${t0 / 1000 + 60}&fields=RayID`, { auth: owner });
       return answer.status === 200 && lines(answer.text).length === 100;
     }, 'the segments', clock);

@@ -293,6 +293,37 @@ for (const engine of engines) {
       await store.setRetentionFlag(z2, false, now);
     });
 
+    it('keeps Log Explorer datasets per zone, one of each type, and counts an enabled http_requests one as retaining', async () => {
+      const dataset = {
+        id: 'd1'.padEnd(32, '0'),
+        zoneId: z2,
+        dataset: 'http_requests',
+        enabled: true,
+        fields: ['RayID', 'EdgeResponseStatus'],
+        filter: '{"where":{"key":"EdgeResponseStatus","operator":"geq","value":500}}',
+        deletionProtection: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const before = await store.latestConfigChange();
+      await store.createExplorerDataset(dataset);
+      assert.ok((await store.latestConfigChange()) > before);
+      assert.deepEqual(await store.getExplorerDataset(z2, dataset.id), dataset);
+      assert.equal(await store.getExplorerDataset(z1, dataset.id), undefined);
+      assert.deepEqual(await store.listExplorerDatasets(z2), [dataset]);
+      assert.deepEqual(await store.listExplorerDatasets(z1), []);
+      await assert.rejects(store.createExplorerDataset({ ...dataset, id: 'd2'.padEnd(32, '0') }), UniqueViolation);
+      assert.deepEqual(await store.listRetentionZones(), [z2]);
+      const disabled = { ...dataset, enabled: false, fields: null, filter: null, deletionProtection: true, updatedAt: '2026-02-01T00:00:00.000Z' };
+      assert.equal(await store.updateExplorerDataset(disabled), true);
+      assert.deepEqual(await store.getExplorerDataset(z2, dataset.id), disabled);
+      assert.deepEqual(await store.listRetentionZones(), []);
+      assert.equal(await store.updateExplorerDataset({ ...disabled, zoneId: z1 }), false);
+      assert.equal(await store.deleteExplorerDataset(z1, dataset.id), false);
+      assert.equal(await store.deleteExplorerDataset(z2, dataset.id), true);
+      assert.deepEqual(await store.listExplorerDatasets(z2), []);
+    });
+
     it("keeps each job's latest replay, replacing the one before, and lists a node's by state", async () => {
       const job = await store.createJob(z1, settings, now, 1000);
       assert.ok(job !== undefined);

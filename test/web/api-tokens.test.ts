@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumInstalled, chromiumPath } from '../support/chromium.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { signIn } from './support/browser.ts';
 
 const distIndex = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
 const email = 'tokens@example.com';
@@ -33,11 +34,7 @@ describe('the API tokens page in a browser', { skip: !chromiumInstalled() }, () 
     const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, baseURL: t.app.url, locale: 'en-US', timezoneId: 'UTC' });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
-    await page.goto('/');
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
+    await signIn(page, email, password);
   });
 
   after(async () => {

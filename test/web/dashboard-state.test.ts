@@ -15,7 +15,7 @@ import { fastRetries } from '../e2e/support/data-plane.ts';
 import { nativeLine } from '../sources/support/tail-node.ts';
 import { ShiftedClock } from '../support/shifted-clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { chromiumInstalled, distIndex, launchChromium, screenshot } from './support/browser.ts';
+import { assertPageFits, chromiumInstalled, distIndex, launchChromium, screenshot, signedInPage } from './support/browser.ts';
 
 const email = 'ada@example.com';
 const password = 'correct horse battery';
@@ -45,22 +45,6 @@ function events(n: number, host = 'example.com'): string {
 
 const widths = [1280, 390] as const;
 
-/** Run in the page: its width, and the texts of the top bar's items that reach outside the bar. */
-const measureScript = `(() => {
-  const bar = document.querySelector('.top-bar')?.getBoundingClientRect();
-  const outside = [...document.querySelectorAll('.top-bar > *:not(.skip-link)')]
-    .filter((item) => {
-      const box = item.getBoundingClientRect();
-      return bar !== undefined && (box.right > bar.right + 0.5 || box.bottom > bar.bottom + 0.5 || box.left < bar.left - 0.5);
-    })
-    .map((item) => item.textContent);
-  // The innermost elements past the right edge, to name in a failure.
-  const wide = [...document.querySelectorAll('body *')]
-    .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && ![...e.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 0.5))
-    .slice(0, 5)
-    .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (typeof e.className === 'string' && e.className ? '.' + e.className.split(' ').join('.') : ''));
-  return { scrollWidth: document.documentElement.scrollWidth, outside, wide };
-})()`;
 const jobFilter = JSON.stringify({
   where: {
     and: [
@@ -194,33 +178,15 @@ describe('the dashboard’s state at a glance, on a laptop and on a phone', { sk
       let context: BrowserContext;
       let page: Page;
       let scratchDir: string;
-      const height = width === 390 ? 844 : 800;
       const card = (name: string): Locator => page.getByRole('article', { name });
       const shown = (scope: Locator, label: string) => scope.locator('.counters > div', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
 
       /** The page is no wider than the screen, and the top bar holds every one of its items. */
-      async function assertFits(what: string): Promise<void> {
-        const measured = (await page.evaluate(measureScript)) as { scrollWidth: number; outside: string[]; wide: string[] };
-        assert.ok(measured.scrollWidth <= width, `${what}: the page is ${measured.scrollWidth} px wide on a ${width} px screen (${measured.wide.join(', ')})`);
-        assert.deepEqual(measured.outside, [], `${what}: items outside the top bar`);
-      }
+      const assertFits = (what: string) => assertPageFits(page, width, what);
 
       before(async () => {
-        context = await browser.newContext({
-          viewport: { width, height },
-          baseURL: t.app.url,
-          locale: 'en-US',
-          timezoneId: 'Asia/Kolkata',
-          permissions: ['clipboard-read', 'clipboard-write'],
-        });
-        page = await context.newPage();
-        page.setDefaultTimeout(10_000);
+        ({ context, page } = await signedInPage(browser, t.app.url, width, { email, password }));
         scratchDir = fs.mkdtempSync(path.join(t.dataDir, `screens-${width}-`));
-        await page.goto('/');
-        await page.getByLabel('E-mail').fill(email);
-        await page.getByLabel('Password').fill(password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('heading', { name: 'Choose a domain' }).waitFor();
       });
 
       after(() => context?.close());
@@ -362,6 +328,9 @@ describe('the dashboard’s state at a glance, on a laptop and on a phone', { sk
         await assertFits('the delete confirmation');
         await visit(`/zones/${zoneId}/instant-logs`, page.getByRole('heading', { name: 'Instant Logs' }));
         await visit(`/zones/${zoneId}/sources`, page.getByRole('heading', { name: 'Tailed files', level: 3 }));
+        // A domain that keeps no events: both tabs offer to keep them.
+        await visit(`/zones/${zoneId}/analytics`, page.getByRole('region', { name: 'Events are not kept' }));
+        await visit(`/zones/${zoneId}/log-explorer`, page.getByRole('region', { name: 'Events are not kept' }));
         await visit(`/zones/${quietZoneId}/jobs`, page.locator('.warning-banner'));
         // Every step of the wizard, editing a job so each step can be passed.
         await visit(`/zones/${zoneId}/jobs/${jobIds['healthy-job']}/edit`, page.getByRole('heading', { name: 'Step 1 of 6: Dataset' }));

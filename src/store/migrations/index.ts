@@ -6,6 +6,7 @@ import { hardening } from './0003-hardening.ts';
 import { retention } from './0004-retention.ts';
 import { tenancy } from './0005-tenancy.ts';
 import { replayProgress } from './0006-replay-progress.ts';
+import { explorerDatasets } from './0007-explorer-datasets.ts';
 
 /** Every migration in order; names sort by their number, and a name never changes once released. */
 export function migrations(engine: Engine): Record<string, Migration> {
@@ -16,5 +17,6 @@ export function migrations(engine: Engine): Record<string, Migration> {
     '0004-retention': retention(engine),
     '0005-tenancy': tenancy(engine),
     '0006-replay-progress': replayProgress(engine),
+    '0007-explorer-datasets': explorerDatasets(engine),
   };
 }

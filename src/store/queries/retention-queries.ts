@@ -25,9 +25,11 @@ export async function setRetentionFlag(db: Db, zoneId: string, flag: boolean, no
   await recordChange(db, zoneId);
 }
 
+/** Zones whose flag is on, and zones keeping events for an enabled `http_requests` Log Explorer dataset. */
 export async function listRetentionZones(db: Db): Promise<readonly string[]> {
-  const rows = await db.selectFrom('zone_retention').select('zone_id').where('flag', '=', 1).orderBy('zone_id').execute();
-  return rows.map((r) => r.zone_id);
+  const flagged = await db.selectFrom('zone_retention').select('zone_id').where('flag', '=', 1).execute();
+  const explored = await db.selectFrom('explorer_datasets').select('zone_id').where('enabled', '=', 1).where('dataset', '=', 'http_requests').execute();
+  return [...new Set([...flagged, ...explored].map((r) => r.zone_id))].sort();
 }
 
 export async function getRetentionSince(db: Db, zoneId: string): Promise<string | undefined> {

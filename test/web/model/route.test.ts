@@ -15,6 +15,8 @@ describe('dashboard routes', () => {
     { kind: 'editJob', zoneId: zone, jobId: 42 },
     { kind: 'instantLogs', zoneId: zone },
     { kind: 'sources', zoneId: zone },
+    { kind: 'logExplorer', zoneId: zone },
+    { kind: 'analytics', zoneId: zone },
   ];
   for (const route of routes) {
     it(`reads back the path of the ${route.kind} screen`, () => {
@@ -22,7 +24,7 @@ describe('dashboard routes', () => {
     });
   }
 
-  const others = ['/', '/nowhere', `/zones/${zone.toUpperCase()}/jobs`, `/zones/${zone}/jobs/0/edit`, `/zones/${zone}/jobs/new/edit`, `/zones/${zone}/custom-fields/1`, `/zones/${zone}/instant-logs/1`, `/zones/${zone}/sources/1`];
+  const others = ['/', '/nowhere', `/zones/${zone.toUpperCase()}/jobs`, `/zones/${zone}/jobs/0/edit`, `/zones/${zone}/jobs/new/edit`, `/zones/${zone}/custom-fields/1`, `/zones/${zone}/instant-logs/1`, `/zones/${zone}/sources/1`, `/zones/${zone}/log-explorer/1`, `/zones/${zone}/analytics/new`];
   for (const path of others) {
     it(`shows the domain list for ${path}`, () => {
       assert.deepEqual(parseRoute(path), { kind: 'zones' });

@@ -10,15 +10,20 @@ export interface ApiProblem {
   readonly pointer: string | undefined;
 }
 
-/** The outcome of one API call: the envelope's `result`, or its errors and the HTTP status. */
+/**
+ * The outcome of one API call: the envelope's `result` with its `messages` (as text) and `result_info`,
+ * or its errors and the HTTP status.
+ */
 export type ApiResult<T> =
-  | { readonly ok: true; readonly status: number; readonly result: T }
+  | { readonly ok: true; readonly status: number; readonly result: T; readonly messages: readonly string[]; readonly resultInfo: unknown }
   | { readonly ok: false; readonly status: number; readonly errors: readonly ApiProblem[] };
 
 /** Calls the API as the signed-in user. */
 export interface ApiClient {
   get<T>(path: string): Promise<ApiResult<T>>;
-  send<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiResult<T>>;
+  send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResult<T>>;
+  /** Sends `text` as a `text/plain` body (a SQL query). */
+  sendText<T>(method: 'POST', path: string, text: string): Promise<ApiResult<T>>;
 }
 
 export const apiBase = '/client/v4';
@@ -41,13 +46,25 @@ function problemsOf(body: unknown, status: number): ApiProblem[] {
   });
 }
 
+/** The envelope's `messages` as text: the v4 API gives `{code, message}` objects, some clients plain strings. */
+function messageTexts(body: unknown): string[] {
+  const messages = typeof body === 'object' && body !== null ? (body as { messages?: unknown }).messages : undefined;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m: unknown) => {
+    if (typeof m === 'string') return [m];
+    const text = typeof m === 'object' && m !== null ? (m as { message?: unknown }).message : undefined;
+    return typeof text === 'string' ? [text] : [];
+  });
+}
+
 /**
  * Makes one call and unwraps the envelope. The result is typed by the caller: the server is this
  * project's own API, whose shapes the API tests pin down, so the dashboard does not re-check them.
  */
-export async function callApi<T>(method: string, path: string, options: { body?: unknown; csrfToken?: string } = {}): Promise<ApiResult<T>> {
+export async function callApi<T>(method: string, path: string, options: { body?: unknown; text?: string; csrfToken?: string } = {}): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.text !== undefined) headers['content-type'] = 'text/plain; charset=utf-8';
   if (options.csrfToken !== undefined && method !== 'GET') headers['x-csrf-token'] = options.csrfToken;
   let response: Response;
   try {
@@ -55,7 +72,7 @@ export async function callApi<T>(method: string, path: string, options: { body?:
       method,
       headers,
       credentials: 'same-origin',
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
   } catch {
     return { ok: false, status: 0, errors: [{ code: 0, message: 'The server could not be reached. Check that logexport is running, then try again.', pointer: undefined }] };
@@ -68,8 +85,8 @@ export async function callApi<T>(method: string, path: string, options: { body?:
     body = undefined;
   }
   if (!response.ok) return { ok: false, status: response.status, errors: problemsOf(body, response.status) };
-  const result = typeof body === 'object' && body !== null ? (body as { result?: unknown }).result : undefined;
-  return { ok: true, status: response.status, result: result as T };
+  const envelope = typeof body === 'object' && body !== null ? (body as { result?: unknown; result_info?: unknown }) : {};
+  return { ok: true, status: response.status, result: envelope.result as T, messages: messageTexts(body), resultInfo: envelope.result_info };
 }
 
 /** A client for a signed-in session; `onSessionGone` runs when the server no longer knows the session. */
@@ -81,6 +98,7 @@ export function createApiClient(csrfToken: string, onSessionGone: () => void): A
   return {
     get: async (path) => watch(await callApi('GET', path)),
     send: async (method, path, body) => watch(await callApi(method, path, { body, csrfToken })),
+    sendText: async (method, path, text) => watch(await callApi(method, path, { text, csrfToken })),
   };
 }
 

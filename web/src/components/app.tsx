@@ -2,13 +2,16 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { callApi, createApiClient, messagesOf, type ApiClient } from '../api/api-client.ts';
 import type { Session } from '../api/session.ts';
 import type { Zone } from '../api/zone.ts';
+import { explorerExamples } from '../model/explorer-examples.ts';
 import { parseRoute, routePath, type Route } from '../model/route.ts';
+import { AnalyticsPage } from './analytics-page.tsx';
 import { AuditLogPage } from './audit-log-page.tsx';
 import { ApiTokensPage } from './api-tokens-page.tsx';
 import { CustomFieldsPage } from './custom-fields-page.tsx';
 import { JobWizard } from './job-wizard.tsx';
 import { InstantLogsPage } from './instant-logs-page.tsx';
 import { JobsPage } from './jobs-page.tsx';
+import { LogExplorerPage, type ExplorerDraft } from './log-explorer-page.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 import { SourcesPage } from './sources-page.tsx';
 import { TopBar } from './top-bar.tsx';
@@ -26,6 +29,8 @@ export function App() {
   const [route, setRoute] = useState<Route>(() => parseRoute(window.location.pathname));
   const [zones, setZones] = useState<readonly Zone[] | undefined>(undefined);
   const [zonesError, setZonesError] = useState<string | undefined>(undefined);
+  // Log Explorer's text, per domain, kept while the user moves between tabs.
+  const [explorerDrafts, setExplorerDrafts] = useState<Readonly<Record<string, ExplorerDraft>>>({});
 
   const navigate = useCallback((next: Route) => {
     window.history.pushState(null, '', routePath(next));
@@ -82,6 +87,8 @@ export function App() {
       jobs: 'Log export jobs',
       instantLogs: 'Instant Logs',
       sources: 'Sources',
+      logExplorer: 'Log Explorer',
+      analytics: 'Analytics',
       newJob: 'Add job',
       editJob: 'Edit job',
     };
@@ -123,6 +130,26 @@ export function App() {
             {route.kind === 'jobs' && <JobsPage key={zone.id} api={api} zone={zone} navigate={navigate} />}
             {route.kind === 'instantLogs' && <InstantLogsPage key={zone.id} api={api} zone={zone} />}
             {route.kind === 'sources' && <SourcesPage key={zone.id} api={api} zone={zone} />}
+            {route.kind === 'logExplorer' && (
+              <LogExplorerPage
+                key={zone.id}
+                api={api}
+                zone={zone}
+                draft={explorerDrafts[zone.id] ?? { sql: explorerExamples[0]?.sql ?? '', runOnOpen: false }}
+                setDraft={(draft) => setExplorerDrafts((drafts) => ({ ...drafts, [zone.id]: draft }))}
+              />
+            )}
+            {route.kind === 'analytics' && (
+              <AnalyticsPage
+                key={zone.id}
+                api={api}
+                zone={zone}
+                openInExplorer={(sql) => {
+                  setExplorerDrafts((drafts) => ({ ...drafts, [zone.id]: { sql, runOnOpen: true } }));
+                  navigate({ kind: 'logExplorer', zoneId: zone.id });
+                }}
+              />
+            )}
             {route.kind === 'newJob' && <JobWizard key={`new-${zone.id}`} api={api} zone={zone} jobId={undefined} navigate={navigate} />}
             {route.kind === 'editJob' && <JobWizard key={`edit-${zone.id}-${route.jobId}`} api={api} zone={zone} jobId={route.jobId} navigate={navigate} />}
           </ZoneSection>

@@ -15,6 +15,8 @@ const zoneTabs: readonly ZoneTab[] = [
   { label: 'Custom Fields', route: (zoneId) => ({ kind: 'customFields', zoneId }), current: ['customFields'] },
   { label: 'Log export jobs', route: (zoneId) => ({ kind: 'jobs', zoneId }), current: ['jobs', 'newJob', 'editJob'] },
   { label: 'Instant Logs', route: (zoneId) => ({ kind: 'instantLogs', zoneId }), current: ['instantLogs'] },
+  { label: 'Analytics', route: (zoneId) => ({ kind: 'analytics', zoneId }), current: ['analytics'] },
+  { label: 'Log Explorer', route: (zoneId) => ({ kind: 'logExplorer', zoneId }), current: ['logExplorer'] },
   { label: 'Sources', route: (zoneId) => ({ kind: 'sources', zoneId }), current: ['sources'] },
 ];
 

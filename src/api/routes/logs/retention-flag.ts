@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { appError } from '../../../core/app-error.ts';
 import { auditZoneChange, zoneAuditOf } from '../../audit-actor.ts';
 import { success } from '../../envelope.ts';
+import { retainsWith } from '../../zone-retention.ts';
 import { zoneOf, type ApiDeps } from '../../request-context.ts';
 import { bodyObject, rejectUnknownKeys } from '../../request-input.ts';
 
@@ -23,8 +24,12 @@ export function retentionFlagRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (typeof body.flag !== 'boolean') throw appError('invalidInput', 'flag must be true or false', '/flag');
     const flag = body.flag;
     const was = await deps.store.getRetentionFlag(zone.id);
+    const datasets = await deps.store.listExplorerDatasets(zone.id);
+    // An enabled Log Explorer dataset keeps the zone retaining whatever the flag says.
+    const retainedBefore = retainsWith(was, datasets);
+    const retainsAfter = retainsWith(flag, datasets);
     const audit = await zoneAuditOf(request, deps.store, zone);
-    if (flag && !was) await deps.retention.beforeEnable(zone.id);
+    if (retainsAfter && !retainedBefore) await deps.retention.beforeEnable(zone.id);
     try {
       await deps.store.transaction(async (tx) => {
         await tx.setRetentionFlag(zone.id, flag, new Date(deps.clock.now()).toISOString());
@@ -37,11 +42,11 @@ export function retentionFlagRoutes(app: FastifyInstance, deps: ApiDeps): void {
       });
     } catch (error) {
       // A consumer nobody reads would hold the zone's events in the queue: it goes with the failed change.
-      if (flag && !was) await deps.retention.afterDisable(zone.id).catch(() => {});
+      if (retainsAfter && !retainedBefore) await deps.retention.afterDisable(zone.id).catch(() => {});
       throw error;
     }
     deps.changes.zoneChanged(zone.id);
-    if (!flag && was) await deps.retention.afterDisable(zone.id);
+    if (!retainsAfter && retainedBefore) await deps.retention.afterDisable(zone.id);
     return success({ flag });
   });
 }

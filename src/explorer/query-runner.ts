@@ -1,0 +1,86 @@
+/**
+ * Log Explorer's SQL on one node: a query of a zone reads that zone's retained segments only (both tiers,
+ * opened for the query's window and released after it), in a sandbox of its own (sql-sandbox.ts), within a
+ * time limit (interrupted when it runs over), a memory limit and a cap on returned rows; at most
+ * `concurrency` queries run at once and the next one is refused with 429 rather than queued behind a slow
+ * one. DuckDB is loaded on the first query, so a node that never runs one never pays for it.
+ */
+import { AppError } from '../core/app-error.ts';
+import type { Dataset } from '../domain/datasets/http-requests.ts';
+import { openRetained } from '../retention/retained-files.ts';
+import type { SegmentStore } from '../retention/segment-store.ts';
+import { emptyRetainedSql, explorerViewSql } from './explorer-view.ts';
+import { explorerWindow } from './query-window.ts';
+import { loadDuckDB } from './duckdb-module.ts';
+import { startSandboxQuery, type SandboxAnswer } from './sandbox-query.ts';
+
+/** The bounds every query runs within (LOGEXPORT_SQL_*). */
+export interface ExplorerLimits {
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+  readonly maxRows: number;
+  readonly concurrency: number;
+}
+
+/** What the runner reads and how it is bounded. */
+export interface ExplorerDeps {
+  readonly segments: SegmentStore;
+  /** How long events are retained, in ms: a query reads that far back. */
+  readonly retentionMs: number;
+  readonly now: () => number;
+  readonly limits: ExplorerLimits;
+  /** DuckDB's worker threads per query. */
+  readonly threads?: number;
+}
+
+/** How often an overdue query is interrupted again, in case the first interrupt came between two of its steps. */
+const interruptEveryMs = 25;
+/** What a refused query is told to wait, in seconds. */
+const busyRetryAfterSeconds = 1;
+
+export class ExplorerQueries {
+  private readonly deps: ExplorerDeps;
+  private running = 0;
+
+  constructor(deps: ExplorerDeps) {
+    this.deps = deps;
+  }
+
+  /** Queries running on this node now. */
+  get active(): number {
+    return this.running;
+  }
+
+  /** Runs one SELECT over the zone's `dataset` table; throws an AppError saying why when it cannot. */
+  async run(zoneId: string, dataset: Dataset, sql: string): Promise<SandboxAnswer> {
+    if (this.running >= this.deps.limits.concurrency) throw new AppError('sqlBusy', undefined, busyRetryAfterSeconds);
+    this.running += 1;
+    try {
+      return await this.runNow(zoneId, dataset, sql);
+    } finally {
+      this.running -= 1;
+    }
+  }
+
+  private async runNow(zoneId: string, dataset: Dataset, sql: string): Promise<SandboxAnswer> {
+    const duck = await loadDuckDB();
+    const opened = await openRetained(this.deps.segments, zoneId, explorerWindow(this.deps.now(), this.deps.retentionMs), dataset);
+    let timer: NodeJS.Timeout | undefined;
+    let repeat: NodeJS.Timeout | undefined;
+    try {
+      const files = [...opened.files];
+      const view = explorerViewSql(dataset, opened.table, emptyRetainedSql(opened.columns));
+      const limits = this.deps.limits;
+      const query = startSandboxQuery(duck, files, view, sql, { memoryBytes: limits.memoryBytes, threads: this.deps.threads ?? 2, maxRows: limits.maxRows });
+      timer = setTimeout(() => {
+        query.interrupt();
+        repeat = setInterval(() => query.interrupt(), interruptEveryMs);
+      }, limits.timeoutMs);
+      return await query.answer;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(repeat);
+      await opened.release();
+    }
+  }
+}

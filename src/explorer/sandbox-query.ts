@@ -1,0 +1,84 @@
+/**
+ * Runs one checked query in its sandbox and reads its rows as JSON, at most `maxRows` of them: the answer
+ * is streamed from DuckDB chunk by chunk and reading stops one row past the cap, so a query that would
+ * return millions of rows costs only what the cap reads. Column names are lower case in the answer, as
+ * the public product answers them (docs/log-explorer.md); two names equal but for case get `_2`, `_3`….
+ * `interrupt` stops a running query (the runner's time limit).
+ */
+import { AppError } from '../core/app-error.ts';
+import type { DuckDBModule } from './duckdb-module.ts';
+import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
+import { openSqlSandbox, type SandboxLimits } from './sql-sandbox.ts';
+import { readableSqlError } from './sql-error.ts';
+import { prepareSelect } from './statement-check.ts';
+
+/** What a query answered: its rows (at most the cap), and whether more were cut. */
+export interface SandboxAnswer {
+  readonly rows: readonly Readonly<Record<string, JsonValue>>[];
+  readonly truncated: boolean;
+}
+
+/** A query being run; `interrupt` may be called any number of times, before or while it runs. */
+export interface RunningQuery {
+  readonly answer: Promise<SandboxAnswer>;
+  interrupt(): void;
+}
+
+/** The answer's keys: DuckDB's column names in lower case, made unique. */
+export function answerKeys(names: readonly string[]): readonly string[] {
+  const seen = new Set<string>();
+  return names.map((name) => {
+    const lower = name.toLowerCase();
+    let key = lower;
+    for (let n = 2; seen.has(key); n++) key = `${lower}_${n}`;
+    seen.add(key);
+    return key;
+  });
+}
+
+/** Starts `sql` over a sandbox reading `files` through `viewSql`. */
+export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], viewSql: string, sql: string, limits: SandboxLimits & { readonly maxRows: number }): RunningQuery {
+  let interrupted = false;
+  let interruptNow: (() => void) | undefined;
+  const answer = (async (): Promise<SandboxAnswer> => {
+    const jsonOf = jsonConverter(duck);
+    const sandbox = await openSqlSandbox(duck, files, viewSql, limits);
+    interruptNow = () => sandbox.connection.interrupt();
+    try {
+      const prepared = await prepareSelect(duck, sandbox.connection, sql);
+      if (interrupted) throw new AppError('sqlTimeout');
+      const result = await prepared.stream();
+      const keys = answerKeys(result.deduplicatedColumnNames());
+      const rows: Record<string, JsonValue>[] = [];
+      let truncated = false;
+      for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        for (const values of chunk.getRows()) {
+          if (rows.length === limits.maxRows) {
+            truncated = true;
+            break;
+          }
+          const row: Record<string, JsonValue> = {};
+          values.forEach((value, i) => setMember(row, keys[i] as string, jsonOf(value)));
+          rows.push(row);
+        }
+        if (truncated) break;
+      }
+      return { rows, truncated };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      if (interrupted) throw new AppError('sqlTimeout');
+      const readable = readableSqlError(error instanceof Error ? error.message : String(error), sql);
+      throw new AppError(readable.kind, readable.message);
+    } finally {
+      interruptNow = undefined;
+      sandbox.close();
+    }
+  })();
+  return {
+    answer,
+    interrupt: () => {
+      interrupted = true;
+      interruptNow?.();
+    },
+  };
+}
