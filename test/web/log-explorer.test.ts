@@ -232,6 +232,8 @@ describe('Analytics and Log Explorer in a browser', { skip: !runs }, () => {
 
       it('offers to keep a quiet domain’s events, and keeps them with one click', async () => {
         const quiet = quietZones[width] ?? '';
+        // At one width the zone has a dataset already, switched off: the click switches it on (PUT), not a second one.
+        if (width === 390) assert.equal((await t.call('POST', `/zones/${quiet}/logs/explorer/datasets`, { body: { dataset: 'http_requests', enabled: false } })).status, 200);
         await page.goto(`/zones/${quiet}/log-explorer`);
         const notice = page.getByRole('region', { name: 'Events are not kept' });
         await notice.waitFor();

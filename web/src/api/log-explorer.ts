@@ -46,7 +46,7 @@ export function availableExplorerDatasets(api: ApiClient, zoneId: string): Promi
 export function enableHttpRequests(api: ApiClient, zoneId: string, existing: ExplorerDataset | undefined): Promise<ApiResult<ExplorerDataset>> {
   return existing === undefined
     ? api.send<ExplorerDataset>('POST', `${base(zoneId)}/datasets`, { dataset: 'http_requests', enabled: true })
-    : api.send<ExplorerDataset>('PATCH', `${base(zoneId)}/datasets/${existing.dataset_id}`, { enabled: true });
+    : api.send<ExplorerDataset>('PUT', `${base(zoneId)}/datasets/${existing.dataset_id}`, { enabled: true });
 }
 
 /** Runs one SELECT over the zone's kept events. */
