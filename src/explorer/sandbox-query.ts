@@ -9,7 +9,7 @@ import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
 import { openSqlSandbox, type SandboxLimits } from './sql-sandbox.ts';
-import { readableSqlError } from './sql-error.ts';
+import { sqlAppError } from './sql-error.ts';
 import { prepareSelect } from './statement-check.ts';
 
 /** What a query answered: its rows (at most the cap), and whether more were cut. */
@@ -67,8 +67,7 @@ export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], 
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (interrupted) throw new AppError('sqlTimeout');
-      const readable = readableSqlError(error instanceof Error ? error.message : String(error), sql);
-      throw new AppError(readable.kind, readable.message);
+      throw sqlAppError(error, sql);
     } finally {
       interruptNow = undefined;
       sandbox.close();

@@ -3,7 +3,7 @@
  * wrong), the hints that follow it (candidate columns, "Did you mean"), and where in the query — line and
  * column with the fragment there, worked out from DuckDB's `LINE n:` excerpt and its caret. Pure.
  */
-import type { ErrorKind } from '../core/app-error.ts';
+import { AppError, type ErrorKind } from '../core/app-error.ts';
 
 /** How DuckDB's error is answered: which catalogue entry, and the message. */
 export interface ReadableSqlError {
@@ -43,4 +43,10 @@ export function readableSqlError(duckdbMessage: string, sql: string): ReadableSq
   if (/^Out of Memory Error/.test(first)) return { kind: 'sqlTooCostly', message: first.replace(/\s*Database is launched.*$/, '') };
   if (/^INTERRUPT Error|Interrupted/i.test(first)) return { kind: 'sqlTimeout', message };
   return { kind: 'sqlInvalid', message };
+}
+
+/** DuckDB's error (thrown by the engine) as the Log Explorer answer that says it readably. */
+export function sqlAppError(error: unknown, sql: string): AppError {
+  const readable = readableSqlError(error instanceof Error ? error.message : String(error), sql);
+  return new AppError(readable.kind, readable.message);
 }

@@ -8,14 +8,8 @@
 import type { DuckDBConnection, DuckDBExtractedStatements, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { AppError } from '../core/app-error.ts';
-import { readableSqlError } from './sql-error.ts';
+import { sqlAppError } from './sql-error.ts';
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-function sqlError(error: unknown, sql: string): AppError {
-  const readable = readableSqlError(messageOf(error), sql);
-  return new AppError(readable.kind, readable.message);
-}
 
 /** Whether DuckDB's serializer takes `sql` as a SELECT; its parser's message when it does not parse. */
 async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<{ readonly select: boolean; readonly parserError?: string }> {
@@ -33,7 +27,7 @@ export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnec
   try {
     extracted = await connection.extractStatements(sql);
   } catch (error) {
-    throw sqlError(error, sql);
+    throw sqlAppError(error, sql);
   }
   const count = extracted.count;
   if (count !== 1) throw new AppError('sqlNotSelect', `The query holds ${count} statements; Log Explorer runs exactly one SELECT statement over http_requests`);
@@ -44,7 +38,7 @@ export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnec
   try {
     prepared = await extracted.prepare(0);
   } catch (error) {
-    throw sqlError(error, sql);
+    throw sqlAppError(error, sql);
   }
   if (prepared.statementType !== duck.StatementType.SELECT) throw new AppError('sqlNotSelect');
   return prepared;

@@ -13,7 +13,7 @@ import type { ChunkInput } from '../queue/queue.ts';
 import { captureCustomFields, type CapturePlan } from './capture.ts';
 import { encodeChunk, eventStatus, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
-import { keptFieldsOf, type RetainRule } from './retain-rule.ts';
+import type { RetainRule } from './retain-rule.ts';
 import { RetainedSection, type RequestBody } from './retained-text.ts';
 import type { RecordFormatter } from './stages/format.ts';
 import type { Sampler } from './stages/sample.ts';
@@ -64,7 +64,6 @@ class ChunkBuilder {
   private readonly gzipLevel: number;
   /** Each event whole, while the zone retains its events. */
   private readonly retained: RetainedSection | undefined;
-  private readonly retainRule: RetainRule | undefined;
   private statuses: Uint8Array[];
   private records: string[][];
   private events = 0;
@@ -73,9 +72,8 @@ class ChunkBuilder {
 
   constructor(jobs: readonly PreparedJob[], gzipLevel: number, retainedAtMs: number | undefined, body: RequestBody | undefined, retainRule?: RetainRule) {
     this.jobs = jobs;
-    this.retainRule = retainRule;
     this.gzipLevel = gzipLevel;
-    this.retained = retainedAtMs === undefined ? undefined : new RetainedSection(retainedAtMs, body);
+    this.retained = retainedAtMs === undefined ? undefined : new RetainedSection(retainedAtMs, body, retainRule);
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
@@ -84,15 +82,7 @@ class ChunkBuilder {
   add(event: IngestEvent, captured: object | undefined, start: number, end: number): void {
     const record = event.record;
     const index = this.events;
-    const retained = this.retained;
-    const rule = this.retainRule;
-    if (retained !== undefined) {
-      if (rule === undefined) retained.add(record, captured, start, end, event.timestampsAsSent === true);
-      else if (!rule.predicate(record)) retained.refuse();
-      // Only the dataset's fields: written from the record (the line holds them all).
-      else if (rule.fields !== undefined) retained.add(keptFieldsOf(record, rule.fields), undefined, 0, 0, false);
-      else retained.add(record, captured, start, end, event.timestampsAsSent === true);
-    }
+    this.retained?.add(record, captured, start, end, event.timestampsAsSent === true);
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;

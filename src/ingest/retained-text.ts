@@ -17,6 +17,7 @@
  */
 import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
+import { keptFieldsOf, type RetainRule } from './retain-rule.ts';
 import { eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
 
 /** A request body and the text ingest decoded it to; `ascii` says every character is one byte, so the offsets agree. */
@@ -58,9 +59,13 @@ export class RetainedSection {
   /** Bytes held so far (characters for texts: about as many). */
   size = 0;
 
-  /** The events of `body` (when they come as lines), all received at `receivedMs`. */
-  constructor(receivedMs: number, body?: RequestBody) {
+  /** What a Log Explorer dataset keeps, when it alone decides (retain-rule.ts); undefined: every event whole. */
+  private readonly rule: RetainRule | undefined;
+
+  /** The events of `body` (when they come as lines), all received at `receivedMs`, kept as `rule` says. */
+  constructor(receivedMs: number, body?: RequestBody, rule?: RetainRule) {
     this.body = body;
+    this.rule = rule;
     this.receivedMs = receivedMs;
     this.prefix = Buffer.from(`{${JSON.stringify(receivedMember)}:${receivedMs}`, 'latin1');
   }
@@ -70,6 +75,12 @@ export class RetainedSection {
    * body is ASCII, else its record; `captured` is what capture added to the record (undefined: nothing).
    */
   add(record: EventRecord, captured: object | undefined, start: number, end: number, asSent: boolean): void {
+    const rule = this.rule;
+    if (rule !== undefined) {
+      if (!rule.predicate(record)) return this.refuse();
+      // Only the dataset's fields: written from the record (the line holds them all).
+      if (rule.fields !== undefined) return this.addMembers(-1, -1, JSON.stringify(keptFieldsOf(record, rule.fields)).slice(1, -1));
+    }
     const body = this.body;
     if (body !== undefined && body.ascii && asSent) {
       const bytes = body.bytes;
@@ -88,7 +99,7 @@ export class RetainedSection {
   }
 
   /** Counts an event that is not retained (a Log Explorer dataset's filter refused it): it gets no line. */
-  refuse(): void {
+  private refuse(): void {
     this.refused.push(this.starts.length + this.refused.length);
   }
 

@@ -73,8 +73,6 @@ class RecordTaker {
   first: OtlpRejection[] = [];
   byCode: Partial<Record<OtlpRejectCode, number>> = {};
   routed: Record<string, RoutedRecord[]> = {};
-  /** How the records' strings were decoded: the one-pass reader decodes UTF-8 with Node's decoder, which cannot make a lone surrogate. */
-  strings: EventStrings = 'any';
 
   constructor(sink: EventSink, parse: IngestLineParser, route: OtlpRoute) {
     this.sink = sink;
@@ -94,7 +92,8 @@ class RecordTaker {
     this.routed = {};
   }
 
-  take(record: MappedLogRecord, position: number): void {
+  /** Takes one record; `strings` says how its strings were decoded (the one-pass reader: Node's UTF-8 decoder, which cannot make a lone surrogate). */
+  take(record: MappedLogRecord, position: number, strings: EventStrings = 'any'): void {
     this.total += 1;
     const mapped = mapLogRecord(record);
     if (mapped.kind === 'rejected') return this.reject(position, mapped.code, mapped.reason);
@@ -126,7 +125,7 @@ class RecordTaker {
       const routed = (this.routed[zoneId] ??= []);
       if (routed.length < namedRejections) routed.push({ record: position, host });
     }
-    if (mapped.kind === 'event') checked = this.parse.check(mapped.event, this.strings);
+    if (mapped.kind === 'event') checked = this.parse.check(mapped.event, strings);
     if (checked === undefined) return;
     if (!checked.ok) return this.reject(position, 'invalid_event', checked.error);
     this.sink.add(zoneId, checked.value);
@@ -165,11 +164,9 @@ export function otlpDecoder(): EventDecoder {
       const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const taker = new RecordTaker(sink, parse, route);
       if (encoding === 'protobuf' && generatedOnly !== true) {
-        taker.strings = 'utf8';
-        const read = readOtlpProtobuf(buffer, (record, position) => taker.take(record, position));
+        const read = readOtlpProtobuf(buffer, (record, position) => taker.take(record, position, 'utf8'));
         if (read.kind === 'read') return ok(taker.account('onePass'));
         taker.reset();
-        taker.strings = 'any';
       }
       const taken = takeDecoded(encoding, buffer, taker);
       if (!taken.ok) return err({ kind: 'otlpUndecodable', message: taken.error });
