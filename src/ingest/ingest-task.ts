@@ -113,7 +113,7 @@ export function compileIngestPlan(source: PlanSource, datasetId: string): Ingest
     const compiled = compileLiveTap(spec, dataset, source.settings.filterLimits);
     if (compiled.ok) live.push(compiled.value);
   }
-  const retainRule = source.retain && source.retainSelection !== undefined && dataset !== undefined ? compileRetainRule(source.retainSelection, dataset, source.settings.filterLimits) : undefined;
+  const retainRule = source.retainSelection !== undefined && dataset !== undefined ? compileRetainRule(source.retainSelection, dataset, source.settings.filterLimits) : undefined;
   return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain, ...(retainRule === undefined ? {} : { retainRule }) };
 }
 
