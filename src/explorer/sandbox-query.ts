@@ -1,14 +1,16 @@
 /**
- * Runs one checked query in its sandbox and reads its rows as JSON, at most `maxRows` of them: the answer
- * is streamed from DuckDB chunk by chunk and reading stops one row past the cap, so a query that would
- * return millions of rows costs only what the cap reads. Column names are lower case in the answer, as
+ * Runs one checked query on a connection of its own of the zone's sandbox (sandbox-pool.ts) and reads its
+ * rows as JSON, at most `maxRows` of them: the answer is streamed from DuckDB chunk by chunk and reading
+ * stops one row past the cap, so a query that would return millions of rows costs only what the cap reads. Column names are lower case in the answer, as
  * the public product answers them (docs/log-explorer.md); two names equal but for case get `_2`, `_3`….
  * `interrupt` stops a running query (the runner's time limit).
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
-import { openSqlSandbox, type SandboxLimits } from './sql-sandbox.ts';
+import type { SandboxPool } from './sandbox-pool.ts';
+import { openQueryConnection } from './sql-sandbox.ts';
 import { sqlAppError } from './sql-error.ts';
 import { prepareSelect } from './statement-check.ts';
 
@@ -36,16 +38,37 @@ export function answerKeys(names: readonly string[]): readonly string[] {
   });
 }
 
-/** Starts `sql` over a sandbox reading `files` through `viewSql`. */
-export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], viewSql: string, sql: string, limits: SandboxLimits & { readonly maxRows: number }): RunningQuery {
+/** Whether DuckDB's error means its database can no longer be used (it invalidates one after a fatal error). */
+function breaksInstance(error: unknown): boolean {
+  return /^(FATAL|INTERNAL) Error|invalidated/m.test(error instanceof Error ? error.message : String(error));
+}
+
+/** What a query reads and how much of its answer is kept. */
+export interface SandboxQuery {
+  /** The zone's directory: all its sandbox may read. */
+  readonly directory: string;
+  /** Makes the `http_requests` view (explorer-view.ts) over files under `directory`. */
+  readonly viewSql: string;
+  readonly sql: string;
+  readonly maxRows: number;
+}
+
+/** Starts a query on the zone's sandbox from `pool`. */
+export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: SandboxQuery): RunningQuery {
+  const { sql, maxRows } = query;
   let interrupted = false;
   let interruptNow: (() => void) | undefined;
   const answer = (async (): Promise<SandboxAnswer> => {
     const jsonOf = jsonConverter(duck);
-    const sandbox = await openSqlSandbox(duck, files, viewSql, limits);
-    interruptNow = () => sandbox.connection.interrupt();
+    const lease = await pool.acquire(duck, query.directory);
+    let broken = false;
+    let connection: DuckDBConnection | undefined;
     try {
-      const prepared = await prepareSelect(duck, sandbox.connection, sql);
+      connection = await openQueryConnection(lease.instance, query.viewSql);
+      const opened = connection;
+      interruptNow = () => opened.interrupt();
+      if (interrupted) throw new AppError('sqlTimeout');
+      const prepared = await prepareSelect(duck, connection, sql);
       if (interrupted) throw new AppError('sqlTimeout');
       const result = await prepared.stream();
       const keys = answerKeys(result.deduplicatedColumnNames());
@@ -53,7 +76,7 @@ export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], 
       let truncated = false;
       for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
         for (const values of chunk.getRows()) {
-          if (rows.length === limits.maxRows) {
+          if (rows.length === maxRows) {
             truncated = true;
             break;
           }
@@ -65,12 +88,14 @@ export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], 
       }
       return { rows, truncated };
     } catch (error) {
+      broken = breaksInstance(error);
       if (error instanceof AppError) throw error;
       if (interrupted) throw new AppError('sqlTimeout');
       throw sqlAppError(error, sql);
     } finally {
       interruptNow = undefined;
-      sandbox.close();
+      connection?.closeSync();
+      lease.release(broken);
     }
   })();
   return {

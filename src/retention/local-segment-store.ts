@@ -2,7 +2,7 @@
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { OpenedSegment, SegmentEntry, SegmentStore } from './segment-store.ts';
+import { zonePathComponent, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
 
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r');
@@ -81,6 +81,10 @@ export class LocalSegmentStore implements SegmentStore {
       if ((error as { code?: unknown }).code === 'ENOENT') return [];
       throw error;
     }
+  }
+
+  zoneDirectory(zoneId: string): string {
+    return path.join(this.root, zonePathComponent(zoneId)) + path.sep;
   }
 
   open(key: string): Promise<OpenedSegment> {

@@ -111,8 +111,6 @@ export interface OpenedRetained {
   readonly columns: readonly RetainedColumn[];
   /** The key of each local hot file, so a reader can name the segment DuckDB refused. */
   readonly hotKeys: ReadonlyMap<string, string>;
-  /** Every local file the table reads (what a Log Explorer sandbox may open, and nothing else). */
-  readonly files: readonly string[];
   release(): Promise<void>;
 }
 
@@ -139,7 +137,7 @@ export async function openRetained(segments: SegmentStore, zoneId: string, windo
       opened.push(file);
       hotKeys.set(file.path, segment.key);
     }
-    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), hotKeys, files: [...compactedPaths, ...hotKeys.keys()], release };
+    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), hotKeys, release };
   } catch (error) {
     await release();
     throw error;
