@@ -1,20 +1,30 @@
 /**
  * Warm Log Explorer sandboxes: one locked DuckDB instance per zone directory (sql-sandbox.ts), kept between
- * the zone's queries, so a query pays for a connection and its view (under a millisecond) instead of a new
- * instance (10–20 ms to create and ~5 to close). At most `maxWarm` idle instances are kept: the least
- * recently used idle one is closed when a zone needs a new one, and one idle for `idleMs` is closed by a
- * sweep. An instance a query found broken (DuckDB invalidates a database after a fatal error) is dropped at
- * once, so the zone's next query gets a new one.
+ * the zone's queries, so a query pays for a connection and its view instead of a new instance (10–20 ms to
+ * create and ~5 to close). A connection whose query ended well is kept too, with its view, and lent again
+ * to a query over the same files (the same view): only SELECTs run on it, so it carries nothing from one
+ * query to the next but the view, and the view is made again whenever the zone's files changed.
+ *
+ * At most `maxWarm` zones' instances are kept: the least recently used idle one is closed when a zone needs
+ * a new one, and one idle for `idleMs` is closed by a sweep. An instance a query found broken (DuckDB
+ * invalidates a database after a fatal error) is dropped at once, so the zone's next query gets a new one.
  */
-import type { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
-import { createSandbox, type SandboxLimits } from './sql-sandbox.ts';
+import { createSandbox, openQueryConnection, type SandboxLimits } from './sql-sandbox.ts';
 
-/** A zone's instance lent to one query; `release` once, after the query's connection is closed. */
+/** Whether DuckDB's error means its database can no longer be used (it invalidates one after a fatal error). */
+export function breaksInstance(error: unknown): boolean {
+  return /^(FATAL|INTERNAL) Error|invalidated/m.test(error instanceof Error ? error.message : String(error));
+}
+
+/** How a query's connection is given back: kept for the next query, closed, or closed with its instance. */
+export type QueryOutcome = 'answered' | 'failed' | 'broken';
+
+/** A connection of the zone's sandbox with the query's view, lent to one query; `release` once. */
 export interface SandboxLease {
-  readonly instance: DuckDBInstance;
-  /** `broken`: the query's error said the instance can no longer be used. */
-  release(broken: boolean): void;
+  readonly connection: DuckDBConnection;
+  release(outcome: QueryOutcome): void;
 }
 
 /** How many instances are kept and for how long. */
@@ -24,17 +34,23 @@ export interface SandboxPoolOptions {
   readonly now: () => number;
 }
 
+/** Idle connections kept per zone: as many as queries usually run at once. */
+const maxIdleConnections = 2;
+
 interface Warm {
   readonly instance: Promise<DuckDBInstance>;
   /** The instance once created, so it is closed at once rather than a turn later. */
   ready?: DuckDBInstance;
+  /** Connections no query holds, with the view each was made with; most recently used last. */
+  readonly idle: { readonly viewSql: string; readonly connection: DuckDBConnection }[];
   busy: number;
   lastUsedMs: number;
   /** No longer lent: closed as soon as no query holds it. */
   dropped: boolean;
 }
 
-function closeInstance(warm: Warm): void {
+function closeWarm(warm: Warm): void {
+  for (const { connection } of warm.idle.splice(0)) connection.closeSync();
   if (warm.ready !== undefined) warm.ready.closeSync();
   // Still being created (or failed to be: nothing to close).
   else warm.instance.then((instance) => instance.closeSync()).catch(() => undefined);
@@ -54,44 +70,40 @@ export class SandboxPool {
     this.sweeper.unref();
   }
 
-  /** Instances kept now, lent or idle. */
+  /** Zones whose instances are kept now, lent or idle. */
   get size(): number {
     return this.warm.size;
   }
 
-  /** The instance that reads `directory` only, warm when one is kept. */
-  async acquire(duck: DuckDBModule, directory: string): Promise<SandboxLease> {
-    let lent = this.warm.get(directory);
-    if (lent === undefined) {
-      lent = { instance: createSandbox(duck, directory, this.limits), busy: 1, lastUsedMs: this.options.now(), dropped: false };
-      this.warm.set(directory, lent);
-      this.evictBeyond(this.options.maxWarm);
-    } else {
-      lent.busy += 1;
-      // Most recently used last.
-      this.warm.delete(directory);
-      this.warm.set(directory, lent);
-    }
+  /** A connection of the sandbox that reads `directory` only, with `viewSql` made on it. */
+  async acquire(duck: DuckDBModule, directory: string, viewSql: string): Promise<SandboxLease> {
+    const warm = this.lend(duck, directory);
     let instance: DuckDBInstance;
     try {
-      instance = await lent.instance;
-      lent.ready = instance;
+      instance = await warm.instance;
+      warm.ready = instance;
     } catch (error) {
-      lent.busy -= 1;
-      this.drop(directory, lent);
+      this.giveBack(directory, warm, undefined, 'broken');
       throw error;
     }
-    const held = lent;
+    const at = warm.idle.findIndex((c) => c.viewSql === viewSql);
+    let connection: DuckDBConnection;
+    if (at >= 0) connection = (warm.idle.splice(at, 1)[0] as Warm['idle'][number]).connection;
+    else {
+      try {
+        connection = await openQueryConnection(instance, viewSql);
+      } catch (error) {
+        this.giveBack(directory, warm, undefined, breaksInstance(error) ? 'broken' : 'failed');
+        throw error;
+      }
+    }
     let released = false;
     return {
-      instance,
-      release: (broken) => {
+      connection,
+      release: (outcome) => {
         if (released) return;
         released = true;
-        held.busy -= 1;
-        held.lastUsedMs = this.options.now();
-        if (broken) this.drop(directory, held);
-        else if (held.dropped && held.busy === 0) closeInstance(held);
+        this.giveBack(directory, warm, { viewSql, connection }, outcome);
       },
     };
   }
@@ -108,6 +120,35 @@ export class SandboxPool {
     for (const [directory, warm] of [...this.warm]) if (warm.busy === 0 && now - warm.lastUsedMs >= this.options.idleMs) this.drop(directory, warm);
   }
 
+  /** The zone's instance (made when there is none), counted as held. */
+  private lend(duck: DuckDBModule, directory: string): Warm {
+    let warm = this.warm.get(directory);
+    if (warm === undefined) {
+      warm = { instance: createSandbox(duck, directory, this.limits), idle: [], busy: 1, lastUsedMs: this.options.now(), dropped: false };
+      this.warm.set(directory, warm);
+      this.evictBeyond(this.options.maxWarm);
+      return warm;
+    }
+    warm.busy += 1;
+    // Most recently used last.
+    this.warm.delete(directory);
+    this.warm.set(directory, warm);
+    return warm;
+  }
+
+  private giveBack(directory: string, warm: Warm, lent: Warm['idle'][number] | undefined, outcome: QueryOutcome): void {
+    warm.busy -= 1;
+    warm.lastUsedMs = this.options.now();
+    if (lent !== undefined) {
+      if (outcome === 'answered' && !warm.dropped) {
+        warm.idle.push(lent);
+        if (warm.idle.length > maxIdleConnections) warm.idle.shift()?.connection.closeSync();
+      } else lent.connection.closeSync();
+    }
+    if (outcome === 'broken') this.drop(directory, warm);
+    else if (warm.dropped && warm.busy === 0) closeWarm(warm);
+  }
+
   private evictBeyond(max: number): void {
     for (const [directory, warm] of [...this.warm]) {
       if (this.warm.size <= max) return;
@@ -119,6 +160,6 @@ export class SandboxPool {
     if (this.warm.get(directory) === warm) this.warm.delete(directory);
     if (warm.dropped) return;
     warm.dropped = true;
-    if (warm.busy === 0) closeInstance(warm);
+    if (warm.busy === 0) closeWarm(warm);
   }
 }

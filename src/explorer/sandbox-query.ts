@@ -5,12 +5,10 @@
  * the public product answers them (docs/log-explorer.md); two names equal but for case get `_2`, `_3`….
  * `interrupt` stops a running query (the runner's time limit).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
-import type { SandboxPool } from './sandbox-pool.ts';
-import { openQueryConnection } from './sql-sandbox.ts';
+import { breaksInstance, type QueryOutcome, type SandboxPool } from './sandbox-pool.ts';
 import { sqlAppError } from './sql-error.ts';
 import { prepareSelect } from './statement-check.ts';
 
@@ -38,11 +36,6 @@ export function answerKeys(names: readonly string[]): readonly string[] {
   });
 }
 
-/** Whether DuckDB's error means its database can no longer be used (it invalidates one after a fatal error). */
-function breaksInstance(error: unknown): boolean {
-  return /^(FATAL|INTERNAL) Error|invalidated/m.test(error instanceof Error ? error.message : String(error));
-}
-
 /** What a query reads and how much of its answer is kept. */
 export interface SandboxQuery {
   /** The zone's directory: all its sandbox may read. */
@@ -60,13 +53,11 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
   let interruptNow: (() => void) | undefined;
   const answer = (async (): Promise<SandboxAnswer> => {
     const jsonOf = jsonConverter(duck);
-    const lease = await pool.acquire(duck, query.directory);
-    let broken = false;
-    let connection: DuckDBConnection | undefined;
+    const lease = await pool.acquire(duck, query.directory, query.viewSql);
+    let outcome: QueryOutcome = 'failed';
     try {
-      connection = await openQueryConnection(lease.instance, query.viewSql);
-      const opened = connection;
-      interruptNow = () => opened.interrupt();
+      const connection = lease.connection;
+      interruptNow = () => connection.interrupt();
       if (interrupted) throw new AppError('sqlTimeout');
       const prepared = await prepareSelect(duck, connection, sql);
       if (interrupted) throw new AppError('sqlTimeout');
@@ -86,16 +77,16 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
         }
         if (truncated) break;
       }
+      outcome = 'answered';
       return { rows, truncated };
     } catch (error) {
-      broken = breaksInstance(error);
+      if (breaksInstance(error)) outcome = 'broken';
       if (error instanceof AppError) throw error;
       if (interrupted) throw new AppError('sqlTimeout');
       throw sqlAppError(error, sql);
     } finally {
       interruptNow = undefined;
-      connection?.closeSync();
-      lease.release(broken);
+      lease.release(outcome);
     }
   })();
   return {

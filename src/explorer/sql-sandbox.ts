@@ -38,6 +38,7 @@ export async function createSandbox(duck: DuckDBModule, directory: string, limit
     await connection.run(`SET allowed_directories = [${sqlString(directory)}]`);
     await connection.run('SET enable_external_access = false');
     await connection.run(`SET TimeZone = 'UTC'`);
+    await connection.run('SET parquet_metadata_cache = true');
     await connection.run('SET lock_configuration = true');
     return instance;
   } catch (error) {
