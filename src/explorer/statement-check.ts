@@ -1,21 +1,24 @@
 /**
  * The one statement a Log Explorer query may be: DuckDB itself parses the text (its own serializer accepts
  * SELECT statements only, which refuses PRAGMA, SET, COPY, ATTACH, INSTALL, LOAD, CREATE… before anything is
- * bound, and counts them: exactly one is allowed), and prepares it (the prepared statement's type must be
- * SELECT). No SQL is parsed by hand. The sandbox (sql-sandbox.ts) refuses what a SELECT could
+ * bound, and counts them: exactly one is allowed), and the statement DuckDB ran or prepared says it is a
+ * SELECT. No SQL is parsed by hand. The sandbox (sql-sandbox.ts) refuses what a SELECT could
  * still reach (files, URLs, settings).
  */
 import type { DuckDBConnection, DuckDBExtractedStatements, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { AppError } from '../core/app-error.ts';
 import { sqlAppError } from './sql-error.ts';
+import { sqlString } from '../retention/segment-schema.ts';
 
 
 /** What DuckDB's serializer says of `sql`: how many SELECT statements it holds, or that it is not only SELECTs. */
 type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
 
 async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<SerializerVerdict> {
-  const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
+  // The text as a literal rather than a parameter: one call instead of a prepared statement's three. A
+  // literal has one escape (a doubled quote), and `checkSelect` refused NUL before.
+  const reader = await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`);
   const text = reader.getRowObjects()[0]?.tree;
   const tree = JSON.parse(typeof text === 'string' ? text : '{}') as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
   if (tree.error !== true) return { selects: Array.isArray(tree.statements) ? tree.statements.length : 0 };
@@ -43,12 +46,23 @@ async function refusal(connection: DuckDBConnection, sql: string, verdict: { rea
   return new AppError('sqlNotSelect');
 }
 
-/** Prepares `sql` as the query's one SELECT, or throws the answer that says why it is not one. */
-export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+/** Throws the answer that says why `sql` is not one SELECT statement, or returns when it is one. */
+export async function checkSelect(connection: DuckDBConnection, sql: string): Promise<void> {
   if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
+  // DuckDB takes a query's text as a C string: what follows a NUL would be checked here but not run.
+  if (sql.includes('\0')) throw new AppError('sqlInvalid', 'The query holds a NUL character');
   const verdict = await serializerVerdict(connection, sql);
   if (verdict.selects === undefined) throw await refusal(connection, sql, verdict);
   if (verdict.selects !== 1) throw statementCountError(verdict.selects);
+}
+
+/** Whether a result came from a SELECT statement (what `checkSelect` let through; checked again on the result). */
+export function isSelectResult(duck: DuckDBModule, result: { readonly statementType: number }): boolean {
+  return result.statementType === duck.StatementType.SELECT;
+}
+
+/** Prepares `sql`, checked by `checkSelect`, as a statement whose type DuckDB says is SELECT. */
+export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
   let prepared: DuckDBPreparedStatement;
   try {
     prepared = await connection.prepare(sql);

@@ -161,6 +161,20 @@ describe('Log Explorer SQL sandbox', () => {
     assert.deepEqual(next.body.result, [{ n: 30 }]);
   });
 
+  it('cuts an answer too large for LOGEXPORT_SQL_MEMORY at the row cap rather than refusing it', async () => {
+    // A million rows of ~500 bytes: far more than 160 MiB made whole, 10,000 of them (the default cap) streamed.
+    const answer = await query(zoneA, "SELECT range AS n, repeat('x', 500) AS padding FROM range(1000000)");
+    assert.equal(answer.status, 200, answer.text.slice(0, 500));
+    assert.deepEqual(answer.body.result_info, { count: 10_000, truncated: true });
+    assert.equal(answer.body.result[9999].n, 9999);
+  });
+
+  it('refuses a query holding a NUL character, whatever follows it', async () => {
+    const answer = await query(zoneA, 'SELECT 1 AS one\u0000; COPY (SELECT 1) TO \'/tmp/logexport-nul.csv\'');
+    assert.equal(answer.status, 400, answer.text);
+    assert.equal(answer.body.errors[0].code, 14410);
+  });
+
   it('needs logs read permission, and a token of another zone sees nothing', async () => {
     const reader = await t.token(owner, [zoneA], ['logs:read']);
     const ok = await t.call('POST', `/zones/${zoneA}/logs/explorer/query/sql`, { raw: 'SELECT 1 AS one', auth: { token: reader } });
