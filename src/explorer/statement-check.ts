@@ -16,10 +16,11 @@ import { sqlString } from '../retention/segment-schema.ts';
 type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
 
 async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<SerializerVerdict> {
-  // The text as a literal rather than a parameter: one call instead of a prepared statement's three. A
-  // literal has one escape (a doubled quote), and `checkSelect` refused NUL before.
-  const reader = await connection.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`);
-  const text = reader.getRowObjects()[0]?.tree;
+  // The text as a literal rather than a parameter, and the one row read where DuckDB made it: one call into
+  // DuckDB instead of a prepared statement's four. A literal has one escape (a doubled quote), and
+  // `checkSelect` refused NUL before.
+  const result = await connection.run(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`);
+  const text = result.chunkCount > 0 ? result.getChunk(0).getColumnVector(0).getItem(0) : undefined;
   const tree = JSON.parse(typeof text === 'string' ? text : '{}') as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
   if (tree.error !== true) return { selects: Array.isArray(tree.statements) ? tree.statements.length : 0 };
   return tree.error_type === 'parser' ? { parserError: tree.error_message ?? 'syntax error' } : {};

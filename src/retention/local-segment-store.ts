@@ -49,16 +49,19 @@ export class LocalSegmentStore implements SegmentStore {
         if ((error as { code?: unknown }).code === 'ENOENT') return;
         throw error;
       }
-      for (const entry of entries) {
-        // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
-        if (entry.name.startsWith('.')) continue;
-        if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
-        else if (entry.isFile()) {
-          const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
-          // (Removed meanwhile: a compaction finished.)
-          if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
-        }
-      }
+      // A directory's entries are looked at side by side: a listing costs one round of the file system, not one per file.
+      await Promise.all(
+        entries.map(async (entry) => {
+          // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
+          if (entry.name.startsWith('.')) return;
+          if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
+          else if (entry.isFile()) {
+            const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
+            // (Removed meanwhile: a compaction finished.)
+            if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
+          }
+        }),
+      );
     };
     await walk(base, prefix);
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
