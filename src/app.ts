@@ -211,6 +211,7 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       now: () => clock.now(),
       limits: { timeoutMs: config.sqlTimeoutMs, memoryBytes: config.sqlMemoryBytes, maxRows: config.sqlMaxRows, concurrency: config.sqlConcurrency },
     });
+    closers.push(() => Promise.resolve(explorer.close()));
     const server = buildServer({
       config,
       store,

@@ -1,6 +1,7 @@
 /**
  * Log Explorer's SQL on one node: a query of a zone reads that zone's retained segments only (both tiers,
- * opened for the query's window and released after it), in a sandbox of its own (sql-sandbox.ts), within a
+ * opened for the query's window and released after it), in the zone's sandbox (sql-sandbox.ts, kept warm
+ * by sandbox-pool.ts) on a connection of its own, within a
  * time limit (interrupted when it runs over), a memory limit and a cap on returned rows; at most
  * `concurrency` queries run at once and the next one is refused with 429 rather than queued behind a slow
  * one. DuckDB is loaded on the first query, so a node that never runs one never pays for it.
@@ -12,6 +13,7 @@ import type { SegmentStore } from '../retention/segment-store.ts';
 import { emptyRetainedSql, explorerViewSql } from './explorer-view.ts';
 import { explorerWindow } from './query-window.ts';
 import { loadDuckDB } from './duckdb-module.ts';
+import { SandboxPool } from './sandbox-pool.ts';
 import { startSandboxQuery, type SandboxAnswer } from './sandbox-query.ts';
 
 /** The bounds every query runs within (LOGEXPORT_SQL_*). */
@@ -33,6 +35,9 @@ export interface ExplorerDeps {
   readonly threads?: number;
 }
 
+/** Zones whose sandboxes are kept warm at most, and how long an unused one is kept. */
+const maxWarmSandboxes = 8;
+const warmSandboxIdleMs = 60_000;
 /** How often an overdue query is interrupted again, in case the first interrupt came between two of its steps. */
 const interruptEveryMs = 25;
 /** What a refused query is told to wait, in seconds. */
@@ -40,10 +45,17 @@ const busyRetryAfterSeconds = 1;
 
 export class ExplorerQueries {
   private readonly deps: ExplorerDeps;
+  private readonly sandboxes: SandboxPool;
   private running = 0;
 
   constructor(deps: ExplorerDeps) {
     this.deps = deps;
+    this.sandboxes = new SandboxPool({ memoryBytes: deps.limits.memoryBytes, threads: deps.threads ?? 2 }, { maxWarm: maxWarmSandboxes, idleMs: warmSandboxIdleMs, now: deps.now });
+  }
+
+  /** Closes the warm sandboxes (a query still running closes its own when it ends). */
+  close(): void {
+    this.sandboxes.close();
   }
 
   /** Queries running on this node now. */
@@ -68,10 +80,10 @@ export class ExplorerQueries {
     let timer: NodeJS.Timeout | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      const files = [...opened.files];
-      const view = explorerViewSql(dataset, opened.table, emptyRetainedSql(opened.columns));
+      const viewSql = explorerViewSql(dataset, opened.table, emptyRetainedSql(opened.columns));
       const limits = this.deps.limits;
-      const query = startSandboxQuery(duck, files, view, sql, { memoryBytes: limits.memoryBytes, threads: this.deps.threads ?? 2, maxRows: limits.maxRows });
+      const directory = this.deps.segments.zoneDirectory(zoneId);
+      const query = startSandboxQuery(duck, this.sandboxes, { directory, viewSql, sql, maxRows: limits.maxRows });
       timer = setTimeout(() => {
         query.interrupt();
         repeat = setInterval(() => query.interrupt(), interruptEveryMs);

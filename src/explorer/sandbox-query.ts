@@ -1,16 +1,17 @@
 /**
- * Runs one checked query in its sandbox and reads its rows as JSON, at most `maxRows` of them: the answer
- * is streamed from DuckDB chunk by chunk and reading stops one row past the cap, so a query that would
- * return millions of rows costs only what the cap reads. Column names are lower case in the answer, as
+ * Runs one checked query on a connection of its own of the zone's sandbox (sandbox-pool.ts) and reads its
+ * rows as JSON, at most `maxRows` of them: the answer is streamed from DuckDB chunk by chunk and reading
+ * stops one row past the cap, so a query that would return millions of rows costs only what the cap reads. Column names are lower case in the answer, as
  * the public product answers them (docs/log-explorer.md); two names equal but for case get `_2`, `_3`….
  * `interrupt` stops a running query (the runner's time limit).
  */
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
-import { openSqlSandbox, type SandboxLimits } from './sql-sandbox.ts';
+import { breaksInstance, type QueryOutcome, type SandboxPool } from './sandbox-pool.ts';
 import { sqlAppError } from './sql-error.ts';
-import { prepareSelect } from './statement-check.ts';
+import { checkSelect, isSelectResult, prepareSelect } from './statement-check.ts';
 
 /** What a query answered: its rows (at most the cap), and whether more were cut. */
 export interface SandboxAnswer {
@@ -36,24 +37,69 @@ export function answerKeys(names: readonly string[]): readonly string[] {
   });
 }
 
-/** Starts `sql` over a sandbox reading `files` through `viewSql`. */
-export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], viewSql: string, sql: string, limits: SandboxLimits & { readonly maxRows: number }): RunningQuery {
+/** Whether DuckDB's error says the query needed more memory than its limit. */
+function outOfMemory(error: unknown): boolean {
+  return /^Out of Memory Error/.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Runs a checked SELECT. Its answer is first made whole inside DuckDB (the cheapest way: a prepared or
+ * streamed statement is bound and planned twice, ~2 ms more per query); an answer too large for the memory
+ * limit is streamed instead, so it is cut at the row cap rather than refused.
+ */
+async function runSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBResult> {
+  let result: DuckDBResult;
+  try {
+    result = await connection.run(sql);
+  } catch (error) {
+    if (!outOfMemory(error)) throw error;
+    result = await (await prepareSelect(duck, connection, sql)).stream();
+  }
+  if (!isSelectResult(duck, result)) throw new AppError('sqlNotSelect');
+  return result;
+}
+
+/** A result's chunks: a whole one's read where they are, a streamed one's fetched one by one. */
+async function* chunksOf(duck: DuckDBModule, result: DuckDBResult): AsyncGenerator<DuckDBDataChunk> {
+  if (result instanceof duck.DuckDBMaterializedResult) {
+    for (let i = 0; i < result.chunkCount; i++) yield result.getChunk(i);
+    return;
+  }
+  for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) yield chunk;
+}
+
+/** What a query reads and how much of its answer is kept. */
+export interface SandboxQuery {
+  /** The zone's directory: all its sandbox may read. */
+  readonly directory: string;
+  /** Makes the `http_requests` view (explorer-view.ts) over files under `directory`. */
+  readonly viewSql: string;
+  readonly sql: string;
+  readonly maxRows: number;
+}
+
+/** Starts a query on the zone's sandbox from `pool`. */
+export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: SandboxQuery): RunningQuery {
+  const { sql, maxRows } = query;
   let interrupted = false;
   let interruptNow: (() => void) | undefined;
   const answer = (async (): Promise<SandboxAnswer> => {
     const jsonOf = jsonConverter(duck);
-    const sandbox = await openSqlSandbox(duck, files, viewSql, limits);
-    interruptNow = () => sandbox.connection.interrupt();
+    const lease = await pool.acquire(duck, query.directory, query.viewSql);
+    let outcome: QueryOutcome = 'failed';
     try {
-      const prepared = await prepareSelect(duck, sandbox.connection, sql);
+      const connection = lease.connection;
+      interruptNow = () => connection.interrupt();
       if (interrupted) throw new AppError('sqlTimeout');
-      const result = await prepared.stream();
+      await checkSelect(connection, sql);
+      if (interrupted) throw new AppError('sqlTimeout');
+      const result = await runSelect(duck, connection, sql);
       const keys = answerKeys(result.deduplicatedColumnNames());
       const rows: Record<string, JsonValue>[] = [];
       let truncated = false;
-      for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      for await (const chunk of chunksOf(duck, result)) {
         for (const values of chunk.getRows()) {
-          if (rows.length === limits.maxRows) {
+          if (rows.length === maxRows) {
             truncated = true;
             break;
           }
@@ -63,14 +109,16 @@ export function startSandboxQuery(duck: DuckDBModule, files: readonly string[], 
         }
         if (truncated) break;
       }
+      outcome = 'answered';
       return { rows, truncated };
     } catch (error) {
+      if (breaksInstance(error)) outcome = 'broken';
       if (error instanceof AppError) throw error;
       if (interrupted) throw new AppError('sqlTimeout');
       throw sqlAppError(error, sql);
     } finally {
       interruptNow = undefined;
-      sandbox.close();
+      lease.release(outcome);
     }
   })();
   return {

@@ -1,31 +1,28 @@
 /**
- * One Log Explorer query's DuckDB: a fresh in-memory instance that can read exactly the query's segment
- * files and nothing else. Built in an order DuckDB enforces: the allowed paths are set while external
+ * A zone's Log Explorer DuckDB: an in-memory instance that can read the files under the zone's segment
+ * directory and nothing else. Built in an order DuckDB enforces: the allowed directory is set while external
  * access is still on, then external access goes off (no other file, URL, extension or database can be
- * reached), the zone's `http_requests` view is created, and the configuration is locked (no statement can
- * loosen it). Extensions are neither installed nor loaded on demand, and nothing spills to disk. The
- * instance is closed after the query, so nothing outlives it.
+ * reached; a path climbing out with `..` is refused as well), and the configuration is locked (no statement
+ * can loosen it). Extensions are neither installed nor loaded on demand, and nothing spills to disk.
+ *
+ * One query is one connection of it (`openQueryConnection`), with the query's `http_requests` view made as a
+ * temporary view of that connection only: concurrent queries of the zone do not see each other's view, and
+ * closing the connection removes it. The instance itself is kept warm between queries (sandbox-pool.ts).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { sqlString } from '../retention/segment-schema.ts';
 
 /** The bounds of one sandbox. */
 export interface SandboxLimits {
-  /** DuckDB's memory_limit, in bytes. */
+  /** DuckDB's memory_limit, in bytes: shared by the zone's queries that run at the same time. */
   readonly memoryBytes: number;
   /** DuckDB's own worker threads. */
   readonly threads: number;
 }
 
-/** An opened sandbox; `close` when the query is done. */
-export interface SqlSandbox {
-  readonly connection: DuckDBConnection;
-  close(): void;
-}
-
-/** Opens a sandbox that reads `files` only, with `viewSql` (explorer-view.ts) creating the query's table. */
-export async function openSqlSandbox(duck: DuckDBModule, files: readonly string[], viewSql: string, limits: SandboxLimits): Promise<SqlSandbox> {
+/** Creates a locked instance that may read files under `directory` (which ends in a separator) only. */
+export async function createSandbox(duck: DuckDBModule, directory: string, limits: SandboxLimits): Promise<DuckDBInstance> {
   const instance = await duck.DuckDBInstance.create(':memory:', {
     threads: String(limits.threads),
     memory_limit: `${Math.max(1, Math.floor(limits.memoryBytes / 1024))}KiB`,
@@ -38,22 +35,28 @@ export async function openSqlSandbox(duck: DuckDBModule, files: readonly string[
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
-    await connection.run(`SET allowed_paths = [${files.map(sqlString).join(', ')}]`);
+    await connection.run(`SET allowed_directories = [${sqlString(directory)}]`);
     await connection.run('SET enable_external_access = false');
     await connection.run(`SET TimeZone = 'UTC'`);
-    await connection.run(viewSql);
+    await connection.run('SET parquet_metadata_cache = true');
     await connection.run('SET lock_configuration = true');
+    return instance;
   } catch (error) {
-    connection?.closeSync();
     instance.closeSync();
     throw error;
+  } finally {
+    connection?.closeSync();
   }
-  const opened = connection;
-  return {
-    connection: opened,
-    close: () => {
-      opened.closeSync();
-      instance.closeSync();
-    },
-  };
+}
+
+/** A connection of the sandbox on which `viewSql` (explorer-view.ts) has made the query's table. */
+export async function openQueryConnection(instance: DuckDBInstance, viewSql: string): Promise<DuckDBConnection> {
+  const connection = await instance.connect();
+  try {
+    await connection.run(viewSql);
+    return connection;
+  } catch (error) {
+    connection.closeSync();
+    throw error;
+  }
 }

@@ -1,42 +1,72 @@
 /**
- * The one statement a Log Explorer query may be: DuckDB itself splits the text into statements (exactly one
- * is allowed), parses it (its own serializer accepts SELECT statements only, which refuses PRAGMA, SET,
- * COPY, ATTACH, INSTALL, LOAD, CREATE… before anything is bound), and prepares it (the prepared statement's
- * type must be SELECT). No SQL is parsed by hand. The sandbox (sql-sandbox.ts) refuses what a SELECT could
+ * The one statement a Log Explorer query may be: DuckDB itself parses the text (its own serializer accepts
+ * SELECT statements only, which refuses PRAGMA, SET, COPY, ATTACH, INSTALL, LOAD, CREATE… before anything is
+ * bound, and counts them: exactly one is allowed), and the statement DuckDB ran or prepared says it is a
+ * SELECT. No SQL is parsed by hand. The sandbox (sql-sandbox.ts) refuses what a SELECT could
  * still reach (files, URLs, settings).
  */
 import type { DuckDBConnection, DuckDBExtractedStatements, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { AppError } from '../core/app-error.ts';
 import { sqlAppError } from './sql-error.ts';
+import { sqlString } from '../retention/segment-schema.ts';
 
 
-/** Whether DuckDB's serializer takes `sql` as a SELECT; its parser's message when it does not parse. */
-async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<{ readonly select: boolean; readonly parserError?: string }> {
-  const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
-  const text = reader.getRowObjects()[0]?.tree;
-  const tree = JSON.parse(typeof text === 'string' ? text : '{}') as { error?: boolean; error_type?: string; error_message?: string };
-  if (tree.error !== true) return { select: true };
-  return tree.error_type === 'parser' ? { select: false, parserError: tree.error_message ?? 'syntax error' } : { select: false };
+/** What DuckDB's serializer says of `sql`: how many SELECT statements it holds, or that it is not only SELECTs. */
+type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
+
+async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<SerializerVerdict> {
+  // The text as a literal rather than a parameter, and the one row read where DuckDB made it: one call into
+  // DuckDB instead of a prepared statement's four. A literal has one escape (a doubled quote), and
+  // `checkSelect` refused NUL before.
+  const result = await connection.run(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`);
+  const text = result.chunkCount > 0 ? result.getChunk(0).getColumnVector(0).getItem(0) : undefined;
+  const tree = JSON.parse(typeof text === 'string' ? text : '{}') as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
+  if (tree.error !== true) return { selects: Array.isArray(tree.statements) ? tree.statements.length : 0 };
+  return tree.error_type === 'parser' ? { parserError: tree.error_message ?? 'syntax error' } : {};
 }
 
-/** Prepares `sql` as the query's one SELECT, or throws the answer that says why it is not one. */
-export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
-  if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
+function statementCountError(count: number): AppError {
+  return new AppError('sqlNotSelect', `The query holds ${count} statements; Log Explorer runs exactly one SELECT statement over http_requests`);
+}
+
+/**
+ * Why `sql` is not one SELECT, once the serializer refused it: DuckDB's statement splitter says it most
+ * precisely (a syntax error with where it is, or how many statements there are). Only refused queries pay
+ * for this second look.
+ */
+async function refusal(connection: DuckDBConnection, sql: string, verdict: { readonly parserError?: string }): Promise<AppError> {
   let extracted: DuckDBExtractedStatements;
   try {
     extracted = await connection.extractStatements(sql);
   } catch (error) {
-    throw sqlAppError(error, sql);
+    return sqlAppError(error, sql);
   }
-  const count = extracted.count;
-  if (count !== 1) throw new AppError('sqlNotSelect', `The query holds ${count} statements; Log Explorer runs exactly one SELECT statement over http_requests`);
+  if (extracted.count !== 1) return statementCountError(extracted.count);
+  if (verdict.parserError !== undefined) return new AppError('sqlInvalid', `Parser Error: ${verdict.parserError}`);
+  return new AppError('sqlNotSelect');
+}
+
+/** Throws the answer that says why `sql` is not one SELECT statement, or returns when it is one. */
+export async function checkSelect(connection: DuckDBConnection, sql: string): Promise<void> {
+  if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
+  // DuckDB takes a query's text as a C string: what follows a NUL would be checked here but not run.
+  if (sql.includes('\0')) throw new AppError('sqlInvalid', 'The query holds a NUL character');
   const verdict = await serializerVerdict(connection, sql);
-  if (verdict.parserError !== undefined) throw new AppError('sqlInvalid', `Parser Error: ${verdict.parserError}`);
-  if (!verdict.select) throw new AppError('sqlNotSelect');
+  if (verdict.selects === undefined) throw await refusal(connection, sql, verdict);
+  if (verdict.selects !== 1) throw statementCountError(verdict.selects);
+}
+
+/** Whether a result came from a SELECT statement (what `checkSelect` let through; checked again on the result). */
+export function isSelectResult(duck: DuckDBModule, result: { readonly statementType: number }): boolean {
+  return result.statementType === duck.StatementType.SELECT;
+}
+
+/** Prepares `sql`, checked by `checkSelect`, as a statement whose type DuckDB says is SELECT. */
+export async function prepareSelect(duck: DuckDBModule, connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
   let prepared: DuckDBPreparedStatement;
   try {
-    prepared = await extracted.prepare(0);
+    prepared = await connection.prepare(sql);
   } catch (error) {
     throw sqlAppError(error, sql);
   }

@@ -2,7 +2,7 @@
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { OpenedSegment, SegmentEntry, SegmentStore } from './segment-store.ts';
+import { zonePathComponent, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
 
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r');
@@ -49,16 +49,19 @@ export class LocalSegmentStore implements SegmentStore {
         if ((error as { code?: unknown }).code === 'ENOENT') return;
         throw error;
       }
-      for (const entry of entries) {
-        // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
-        if (entry.name.startsWith('.')) continue;
-        if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
-        else if (entry.isFile()) {
-          const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
-          // (Removed meanwhile: a compaction finished.)
-          if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
-        }
-      }
+      // A directory's entries are looked at side by side: a listing costs one round of the file system, not one per file.
+      await Promise.all(
+        entries.map(async (entry) => {
+          // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
+          if (entry.name.startsWith('.')) return;
+          if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
+          else if (entry.isFile()) {
+            const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
+            // (Removed meanwhile: a compaction finished.)
+            if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
+          }
+        }),
+      );
     };
     await walk(base, prefix);
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -81,6 +84,10 @@ export class LocalSegmentStore implements SegmentStore {
       if ((error as { code?: unknown }).code === 'ENOENT') return [];
       throw error;
     }
+  }
+
+  zoneDirectory(zoneId: string): string {
+    return path.join(this.root, zonePathComponent(zoneId)) + path.sep;
   }
 
   open(key: string): Promise<OpenedSegment> {

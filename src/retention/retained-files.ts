@@ -10,8 +10,11 @@ import { baseNameOf, compactedKeyOfCovers, compactedSuffix, coversSuffix, parseS
 import { retainedColumns, retainedTableSql, type RetainedColumn } from './segment-schema.ts';
 import { hourPartitionStart, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
 import fs from 'node:fs/promises';
+import { boundedMap } from '../core/bounded-map.ts';
 
 const hourMs = 3_600_000;
+/** Listings of a store made at once (a bucket's LIST requests, or a directory's). */
+const listingsAtOnce = 8;
 const dayMs = 86_400_000;
 
 /** A window of receive times in Unix milliseconds: `startMs` inclusive, `endMs` exclusive. */
@@ -29,16 +32,19 @@ export interface RetainedSegments {
 /** The hour partitions (`YYYYMMDD/HH`) of the zone that exist and overlap the window, oldest first. */
 export async function partitionsOfWindow(segments: SegmentStore, zoneId: string, window: MsWindow): Promise<readonly string[]> {
   if (window.endMs <= window.startMs) return [];
-  const partitions: string[] = [];
-  for (const day of await segments.listPartitions(`${zoneId}/`)) {
+  const days = (await segments.listPartitions(`${zoneId}/`)).filter((day) => {
     const dayStart = hourPartitionStart(`${day}/00`);
-    if (dayStart === undefined || dayStart >= window.endMs || dayStart + dayMs <= window.startMs) continue;
-    for (const hour of await segments.listPartitions(`${zoneId}/${day}/`)) {
-      const start = hourPartitionStart(`${day}/${hour}`);
-      if (start !== undefined && start < window.endMs && start + hourMs > window.startMs) partitions.push(`${day}/${hour}`);
-    }
-  }
-  return partitions.sort();
+    return dayStart !== undefined && dayStart < window.endMs && dayStart + dayMs > window.startMs;
+  });
+  // The days' hours are listed side by side.
+  const hours = await boundedMap(days, listingsAtOnce, async (day) => (await segments.listPartitions(`${zoneId}/${day}/`)).map((hour) => `${day}/${hour}`));
+  return hours
+    .flat()
+    .filter((partition) => {
+      const start = hourPartitionStart(partition);
+      return start !== undefined && start < window.endMs && start + hourMs > window.startMs;
+    })
+    .sort();
 }
 
 /** Reads a covers list: the names of the hot segments a compacted one holds. */
@@ -94,8 +100,9 @@ export async function isCompacted(segments: SegmentStore, hotKey: string): Promi
 export async function segmentsOfWindow(segments: SegmentStore, zoneId: string, window: MsWindow): Promise<RetainedSegments> {
   const compacted: SegmentName[] = [];
   const hot: SegmentName[] = [];
-  for (const partition of await partitionsOfWindow(segments, zoneId, window)) {
-    const { live } = await liveSegmentsOf(segments, await segments.list(`${zoneId}/${partition}/`));
+  // The partitions are listed side by side, and taken in order.
+  const partitions = await boundedMap(await partitionsOfWindow(segments, zoneId, window), listingsAtOnce, async (partition) => liveSegmentsOf(segments, await segments.list(`${zoneId}/${partition}/`)));
+  for (const { live } of partitions) {
     for (const segment of live) {
       if (segment.lastMs < window.startMs || segment.firstMs >= window.endMs) continue;
       (segment.tier === 'hot' ? hot : compacted).push(segment);
@@ -111,8 +118,6 @@ export interface OpenedRetained {
   readonly columns: readonly RetainedColumn[];
   /** The key of each local hot file, so a reader can name the segment DuckDB refused. */
   readonly hotKeys: ReadonlyMap<string, string>;
-  /** Every local file the table reads (what a Log Explorer sandbox may open, and nothing else). */
-  readonly files: readonly string[];
   release(): Promise<void>;
 }
 
@@ -139,7 +144,7 @@ export async function openRetained(segments: SegmentStore, zoneId: string, windo
       opened.push(file);
       hotKeys.set(file.path, segment.key);
     }
-    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), hotKeys, files: [...compactedPaths, ...hotKeys.keys()], release };
+    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), hotKeys, release };
   } catch (error) {
     await release();
     throw error;

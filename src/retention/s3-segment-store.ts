@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Location } from '../core/s3-url.ts';
-import type { OpenedSegment, SegmentEntry, SegmentStore } from './segment-store.ts';
+import { zonePathComponent, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
 
 function contentTypeOf(key: string): string {
   if (key.endsWith('.parquet')) return 'application/vnd.apache.parquet';
@@ -90,10 +90,16 @@ export class S3SegmentStore implements SegmentStore {
     return [...found].sort();
   }
 
+  zoneDirectory(zoneId: string): string {
+    return path.join(this.workDir, zonePathComponent(zoneId)) + path.sep;
+  }
+
   async open(key: string): Promise<OpenedSegment> {
-    await fs.mkdir(this.workDir, { recursive: true });
+    // Each zone's downloads have a directory of their own, so a zone's Log Explorer sandbox reads only its own.
+    const dir = this.zoneDirectory(key.slice(0, key.indexOf('/')));
+    await fs.mkdir(dir, { recursive: true });
     // The key's suffix is kept: DuckDB tells a hot segment's compression from it.
-    const local = path.join(this.workDir, `read-${randomBytes(6).toString('hex')}-${path.posix.basename(key)}`);
+    const local = path.join(dir, `read-${randomBytes(6).toString('hex')}-${path.posix.basename(key)}`);
     const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
     if (!(object.Body instanceof Readable)) throw new Error(`the segment ${key} came back without a body`);
     await pipeline(object.Body, createWriteStream(local));

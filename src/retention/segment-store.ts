@@ -25,13 +25,24 @@ export interface SegmentStore {
   list(prefix: string): Promise<readonly SegmentEntry[]>;
   /** The names of the partitions directly under `prefix` ('' for the top: the zones), without slashes. */
   listPartitions(prefix: string): Promise<readonly string[]>;
-  /** A local file with the segment's bytes. */
+  /** A local file with the segment's bytes, under `zoneDirectory` of the key's zone. */
   open(key: string): Promise<OpenedSegment>;
+  /**
+   * The local directory (ending in a separator) under which every file `open` gives for the zone's keys
+   * lies, and nothing of another zone: what a Log Explorer sandbox of the zone may read.
+   */
+  zoneDirectory(zoneId: string): string;
   /** Removes the objects (a missing one is no error). */
   delete(keys: readonly string[]): Promise<void>;
   /** Removes everything under `prefix` (ends in `/`). */
   deletePrefix(prefix: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A zone id as one path component; refuses what could name another directory (`..`, a separator). */
+export function zonePathComponent(zoneId: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(zoneId)) throw new Error(`not a zone id: ${JSON.stringify(zoneId)}`);
+  return zoneId;
 }
 
 /** The hour partition of a receive time: `YYYYMMDD/HH`. */

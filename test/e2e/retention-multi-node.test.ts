@@ -1,7 +1,7 @@
 /**
  * Retained logs when scaled out: two nodes share PostgreSQL, NATS JetStream and an S3-compatible bucket
  * (s3rver). Node A turns retention on and ingests; node B, which ingested nothing, answers Logpull with
- * every one of those events, read from the segments in the bucket.
+ * every one of those events, read from the segments in the bucket, and its Log Explorer counts them.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,5 +101,14 @@ describe('retention on two nodes sharing PostgreSQL, JetStream and an S3-compati
     const after = await b.call('GET', `/zones/${zoneId}/logs/received?start=${start}&end=${end}&fields=RayID`, { auth: owner });
     const again = after.text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { RayID: string }).RayID);
     assert.deepEqual(again.sort(), [...ids].sort());
+    // A segment read from the bucket is downloaded into the zone's own directory, the one its Log
+    // Explorer sandbox may read; and node B's sandbox reads every event there.
+    const opened = await b.app.retention.segments.open(keys.find((k) => k.endsWith('.parquet')) as string);
+    assert.ok(opened.path.startsWith(b.app.retention.segments.zoneDirectory(zoneId)), opened.path);
+    await opened.release();
+    const dataset = await b.call('POST', `/zones/${zoneId}/logs/explorer/datasets`, { body: { dataset: 'http_requests' }, auth: owner });
+    assert.equal(dataset.status, 200, dataset.text);
+    const counted = await b.call('POST', `/zones/${zoneId}/logs/explorer/query/sql`, { raw: 'SELECT count(*) AS n FROM http_requests', auth: owner, headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual(counted.body.result, [{ n: total }], counted.text);
   });
 });

@@ -34,6 +34,7 @@ function counting(inner: SegmentStore): SegmentStore & { listings: number } {
     open: (key: string) => inner.open(key),
     delete: (keys: readonly string[]) => inner.delete(keys),
     deletePrefix: (prefix: string) => inner.deletePrefix(prefix),
+    zoneDirectory: (zoneId: string) => inner.zoneDirectory(zoneId),
     close: () => inner.close(),
   };
   return store;
