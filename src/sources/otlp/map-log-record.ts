@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { rawRequestHeadersKey, rawResponseHeadersKey } from '../../domain/datasets/raw-headers.ts';
 import { maxTimestampDouble } from '../../domain/datasets/timestamp-range.ts';
-import { ObjectShapes, setMember } from './object-shapes.ts';
+import { MemberList, ObjectShapes, setMember } from './object-shapes.ts';
 import type { MappedAttributes, MappedLogRecord, OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
 import type { OtlpRejectCode } from './otlp-rejections.ts';
 
@@ -205,18 +205,34 @@ function textOf(value: OtlpValue): string {
   return json.length > 64 ? `${json.slice(0, 64)}…` : json;
 }
 
-/** Header values: a string array (every value, in order), or one string. */
-function headerValuesOf(value: OtlpValue): string[] {
-  if (Array.isArray(value)) {
-    const values: string[] = [];
-    for (const item of value as readonly OtlpValue[]) {
-      const text = typeof item === 'string' ? item : stringOf(item);
-      if (text !== undefined) values.push(text);
-    }
-    return values;
+/** The text of one header value: a string as it is, a scalar as its text; undefined for anything else. */
+function headerTextOf(value: OtlpValue): string | undefined {
+  return typeof value === 'string' ? value : stringOf(value);
+}
+
+/** Adds a header's values (a string array: every value, in order; or one string) to raw header pairs. */
+function addHeaderValues(pairs: [string, string][], name: string, value: OtlpValue): void {
+  if (!Array.isArray(value)) {
+    const text = headerTextOf(value);
+    if (text !== undefined) pairs.push([name, text]);
+    return;
   }
-  const text = typeof value === 'string' ? value : stringOf(value);
-  return text === undefined ? [] : [text];
+  const items = value as readonly OtlpValue[];
+  for (let i = 0; i < items.length; i++) {
+    const text = headerTextOf(items[i]);
+    if (text !== undefined) pairs.push([name, text]);
+  }
+}
+
+/** A header's first value (of a string array, or one string). */
+function firstHeaderValue(value: OtlpValue): string | undefined {
+  if (!Array.isArray(value)) return headerTextOf(value);
+  const items = value as readonly OtlpValue[];
+  for (let i = 0; i < items.length; i++) {
+    const text = headerTextOf(items[i]);
+    if (text !== undefined) return text;
+  }
+  return undefined;
 }
 
 /** What an attribute's key is to the mapping, besides a convention it looks up by name. */
@@ -242,35 +258,53 @@ function roleOf(key: string): AttributeRole {
   return role;
 }
 
-/** What a record's header and native-field attributes give. */
+/**
+ * What a record's header and native-field attributes give. One per thread, filled again for each record (the
+ * mapping reads one record at a time); only the header lists become part of an event, so they are new each time.
+ */
 interface AttributeParts {
   /** Request and response headers, every value in order; pseudo-headers (`:authority`) apart, as they are no headers. */
-  readonly requestHeaders: [string, string][];
-  readonly responseHeaders: [string, string][];
+  requestHeaders: [string, string][];
+  responseHeaders: [string, string][];
   authority: string | undefined;
-  /** Attributes named after a native field, in order. */
-  readonly fields: [string, OtlpValue][];
+  /** Attributes named after a native field, in order: the first `fieldCount`. */
+  readonly fieldKeys: string[];
+  readonly fieldValues: OtlpValue[];
+  fieldCount: number;
 }
 
+const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fieldKeys: [], fieldValues: [], fieldCount: 0 };
+
 function partsOf(record: MappedLogRecord): AttributeParts {
-  const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fields: [] };
-  for (const [key, value] of record.attributes.others) {
+  parts.requestHeaders = [];
+  parts.responseHeaders = [];
+  parts.authority = undefined;
+  parts.fieldValues.fill(undefined, 0, parts.fieldCount);
+  parts.fieldCount = 0;
+  const others = record.attributes.others;
+  for (let i = 0; i < others.length; i++) {
+    const other = others[i] as readonly [string, OtlpValue];
+    const key = other[0];
+    const value = other[1];
     const role = roleOf(key);
     switch (role.kind) {
       case 'none':
         break;
       case 'field':
-        if (value !== undefined) parts.fields.push([key, value]);
+        if (value !== undefined) {
+          parts.fieldKeys[parts.fieldCount] = key;
+          parts.fieldValues[parts.fieldCount] = value;
+          parts.fieldCount += 1;
+        }
         break;
       case 'requestHeader':
-      case 'responseHeader': {
-        if (role.name.startsWith(':')) {
-          if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= headerValuesOf(value)[0];
-          break;
+      case 'responseHeader':
+        // A pseudo-header (`:authority`) is no header.
+        if (role.name.charCodeAt(0) === 0x3a) {
+          if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= firstHeaderValue(value);
+        } else {
+          addHeaderValues(role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders, role.name, value);
         }
-        const pairs = role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders;
-        for (const text of headerValuesOf(value)) pairs.push([role.name, text]);
-      }
     }
   }
   return parts;
@@ -303,9 +337,13 @@ export function mappedRecordOf(record: OtlpLogRecord): MappedLogRecord {
   };
 }
 
-/** The first value of a header in raw pairs, names compared ignoring case. */
+/** The first value of a header in raw pairs, names compared ignoring case (`name` is in lower case; so are most names sent). */
 function firstHeader(pairs: readonly (readonly [string, string])[], name: string): string | undefined {
-  for (const [key, value] of pairs) if (key.toLowerCase() === name) return value;
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i] as readonly [string, string];
+    const key = pair[0];
+    if (key === name || (key.length === name.length && key.toLowerCase() === name)) return pair[1];
+  }
   return undefined;
 }
 
@@ -355,6 +393,14 @@ function derivedRayId(record: MappedLogRecord, end: bigint, identity: string): s
     .slice(0, 16);
 }
 
+/** The members of the event being mapped (one record at a time). */
+const members = new MemberList();
+
+/** Adds a member the conventions give, when they give it (each name once). */
+function put(name: string, value: unknown): void {
+  if (value !== undefined) members.add(name, value);
+}
+
 /** Maps one record (pure; the event is checked by ingest like any other). */
 export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   if (record.nativeEvent !== undefined) return { kind: 'event', event: record.nativeEvent, host: hostOfNativeEvent(record.nativeEvent) };
@@ -373,7 +419,7 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const duration = durationNanosOf(record);
   if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, 'http.server.request.duration'))}` };
 
-  const { requestHeaders, responseHeaders, authority, fields } = partsOf(record);
+  const { requestHeaders, responseHeaders, authority, fieldKeys, fieldValues, fieldCount } = partsOf(record);
   const fromUrl = urlPartsOf(full);
   const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
   const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
@@ -382,14 +428,9 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
 
   const start = end - duration > 0n ? end - duration : end;
   // The event's members in order (built at the end, as a known shape: object-shapes.ts). Timestamps as their digits: every one is kept.
-  const keys: string[] = ['EdgeStartTimestamp', 'EdgeEndTimestamp'];
-  const values: unknown[] = [start.toString(), end.toString()];
-  /** Adds a member the conventions give (each name once). */
-  const put = (name: string, value: unknown) => {
-    if (value === undefined) return;
-    keys.push(name);
-    values.push(value);
-  };
+  members.clear();
+  members.add('EdgeStartTimestamp', start.toString());
+  members.add('EdgeEndTimestamp', end.toString());
   put('ClientRequestMethod', method);
   put('ClientRequestScheme', stringOf(lookup(record, 'url.scheme')) ?? fromUrl.scheme);
   put('ClientRequestHost', host);
@@ -414,12 +455,14 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const rayId = stringOf(lookup(record, 'RayID')) ?? stringOf(lookup(record, 'http.request.id'));
   put('RayID', rayId ?? derivedRayId(record, end, `${method ?? ''}|${host ?? ''}|${uri ?? ''}|${code ?? ''}`));
   // An attribute named after a native field fills it, checked like any ingest value (RayID is read above).
-  for (const [key, value] of fields) {
-    const at = keys.indexOf(key);
-    if (at >= 0) values[at] = jsonValueOf(value, timestampFields.has(key));
-    else put(key, jsonValueOf(value, timestampFields.has(key)));
+  for (let i = 0; i < fieldCount; i++) {
+    const key = fieldKeys[i] as string;
+    const value = jsonValueOf(fieldValues[i], timestampFields.has(key));
+    const at = members.indexOf(key);
+    if (at >= 0) members.values[at] = value;
+    else put(key, value);
   }
   if (requestHeaders.length > 0) put(rawRequestHeadersKey, requestHeaders);
   if (responseHeaders.length > 0) put(rawResponseHeadersKey, responseHeaders);
-  return { kind: 'event', event: shapes.build(keys, values, keys.length), host };
+  return { kind: 'event', event: members.build(shapes), host };
 }

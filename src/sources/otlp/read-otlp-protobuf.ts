@@ -124,13 +124,36 @@ function flagsOf(key: string): number {
 const keySlots = 1024;
 const knownKeys: (string | undefined)[] = new Array<string | undefined>(keySlots).fill(undefined);
 const knownFlags = new Uint16Array(keySlots);
-/** The bytes of each known key, compared byte by byte (cheaper than `String#startsWith` on the body's text). */
-const knownBytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(keySlots).fill(undefined);
+/** The bytes of each known key as words (keyWords), compared four bytes at a time. */
+const knownWords: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(keySlots).fill(undefined);
 
-/** Whether `bytes` hold `known` from `start` on (the caller checked that they are long enough). */
-function holdsAt(bytes: Uint8Array, start: number, known: Uint8Array): boolean {
-  for (let i = 0; i < known.length; i++) if (bytes[start + i] !== known[i]) return false;
-  return true;
+/**
+ * A key's bytes as little-endian 32-bit words: each whole four bytes from its start, then, when its length is
+ * no multiple of four, the four bytes that end it (a key shorter than four bytes is one word of its bytes).
+ */
+function keyWords(bytes: Buffer, start: number, length: number): Int32Array {
+  if (length < 4) {
+    let word = 0;
+    for (let i = 0; i < length; i++) word |= (bytes[start + i] as number) << (8 * i);
+    return Int32Array.of(word);
+  }
+  const whole = length >>> 2;
+  const words = new Int32Array(whole + ((length & 3) === 0 ? 0 : 1));
+  for (let w = 0; w < whole; w++) words[w] = bytes.readInt32LE(start + 4 * w);
+  if ((length & 3) !== 0) words[whole] = bytes.readInt32LE(start + length - 4);
+  return words;
+}
+
+/** Whether the `length` bytes at `start` (which lie within the body) are those of a known key, whose `words` are its keyWords. */
+function holdsAt(view: DataView, bytes: Buffer, start: number, length: number, words: Int32Array): boolean {
+  if (length < 4) {
+    let word = 0;
+    for (let i = 0; i < length; i++) word |= (bytes[start + i] as number) << (8 * i);
+    return word === words[0];
+  }
+  const whole = length >>> 2;
+  for (let w = 0; w < whole; w++) if (view.getInt32(start + 4 * w, true) !== words[w]) return false;
+  return (length & 3) === 0 || view.getInt32(start + length - 4, true) === words[whole];
 }
 
 /** The same characters as `key`, as the string V8 keeps for property names. */
@@ -154,6 +177,8 @@ export function readOtlpProtobuf(bytes: Buffer, onRecord: (record: MappedLogReco
 class Walk {
   private readonly reader: protobuf.Reader;
   private readonly bytes: Buffer;
+  /** The body's bytes, to read four at a time. */
+  private readonly view: DataView;
   /** The body as Latin-1 text: an ASCII string of the body is a slice of it, without decoding. */
   private readonly text: string;
   private readonly onRecord: (record: MappedLogRecord, position: number) => void;
@@ -175,6 +200,7 @@ class Walk {
   constructor(bytes: Buffer, onRecord: (record: MappedLogRecord, position: number) => void) {
     this.bytes = bytes;
     this.reader = protobuf.Reader.create(bytes);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.text = bytes.toString('latin1');
     this.onRecord = onRecord;
   }
@@ -496,19 +522,31 @@ class Walk {
     }
   }
 
+  /** An array value; read (not walked only), it is made at its final length, as `JSON.parse` makes one (most hold one or two items). */
   private array(mode: Mode, depth: number): unknown {
     const r = this.reader;
     const end = this.enter();
-    const items: unknown[] | undefined = mode === Mode.Skip ? undefined : [];
+    let count = 0;
+    let first: unknown;
+    let second: unknown;
+    let items: unknown[] | undefined;
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === arrayValues) {
-        const item = this.anyValue(mode, depth + 1, false);
-        items?.push(item);
-      } else this.unknown(tag, listNumbers);
+      if (tag !== arrayValues) {
+        this.unknown(tag, listNumbers);
+        continue;
+      }
+      const item = this.anyValue(mode, depth + 1, false);
+      if (mode === Mode.Skip) continue;
+      if (count === 0) first = item;
+      else if (count === 1) second = item;
+      else if (count === 2) items = [first, second, item];
+      else (items as unknown[]).push(item);
+      count += 1;
     }
     this.leave(end);
-    return items;
+    if (mode === Mode.Skip) return undefined;
+    return count === 0 ? [] : count === 1 ? [first] : count === 2 ? [first, second] : items;
   }
 
   /** A key-value list: a map (the first of a repeated key kept), an object, or walked only; `top`: a native body. */
@@ -593,8 +631,8 @@ class Walk {
     // The key at this position of the list the last time (records repeat their keys in the same order).
     const guessed = guesses !== undefined && position < guesses.length ? (guesses[position] as number) : -1;
     if (guessed >= 0) {
-      const known = knownBytes[guessed];
-      if (known !== undefined && known.length === length && holdsAt(this.bytes, start, known)) {
+      const known = knownWords[guessed];
+      if (known !== undefined && (knownKeys[guessed] as string).length === length && holdsAt(this.view, this.bytes, start, length, known)) {
         this.flags = knownFlags[guessed] as number;
         return knownKeys[guessed] as string;
       }
@@ -605,8 +643,8 @@ class Walk {
     for (let i = end - 1, stop = Math.max(start, end - 12); i >= stop; i--) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
     const slot = (hash ^ (hash >>> 15)) & (keySlots - 1);
     if (guesses !== undefined && position < guesses.length) guesses[position] = slot;
-    const known = knownBytes[slot];
-    if (known !== undefined && known.length === length && holdsAt(bytes, start, known)) {
+    const known = knownWords[slot];
+    if (known !== undefined && (knownKeys[slot] as string).length === length && holdsAt(this.view, bytes, start, length, known)) {
       this.flags = knownFlags[slot] as number;
       return knownKeys[slot] as string;
     }
@@ -620,7 +658,7 @@ class Walk {
     const key = interned(this.text.slice(start, end));
     this.flags = flagsOf(key);
     knownKeys[slot] = key;
-    knownBytes[slot] = Uint8Array.prototype.slice.call(bytes, start, end);
+    knownWords[slot] = keyWords(bytes, start, length);
     knownFlags[slot] = this.flags;
     return key;
   }

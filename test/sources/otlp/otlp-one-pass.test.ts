@@ -305,11 +305,18 @@ function damaged(bytes: Uint8Array, seed: number): Uint8Array {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** What the decoder gave, without saying how it read the request (which is all that may differ). */
+/** The keys of a value's objects in their order, nested as the objects are (deepEqual compares members, not their order). */
+function keyOrderOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(keyOrderOf);
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return null;
+  return Object.entries(value).map(([key, member]) => [key, keyOrderOf(member)]);
+}
+
+/** What the decoder gave, without saying how it read the request (which is all that may differ): its events' members in their order too. */
 function answerOf(decoded: DecodedRequest): unknown {
   if (!decoded.ok) return decoded;
   const { readBy: _readBy, ...account } = decoded.account;
-  return { events: decoded.events, account };
+  return { events: decoded.events, keyOrder: keyOrderOf(decoded.events.map((event) => event.record)), account };
 }
 
 function decodeBoth(bytes: Uint8Array, route: OtlpRoute): { onePass: DecodedRequest; generated: DecodedRequest } {
