@@ -281,11 +281,10 @@ function partsOf(record: MappedLogRecord): AttributeParts {
   parts.authority = undefined;
   parts.fieldValues.fill(undefined, 0, parts.fieldCount);
   parts.fieldCount = 0;
-  const others = record.attributes.others;
-  for (let i = 0; i < others.length; i++) {
-    const other = others[i] as readonly [string, OtlpValue];
-    const key = other[0];
-    const value = other[1];
+  const { otherKeys, otherValues, otherCount } = record.attributes;
+  for (let i = 0; i < otherCount; i++) {
+    const key = otherKeys[i] as string;
+    const value = otherValues[i];
     const role = roleOf(key);
     switch (role.kind) {
       case 'none':
@@ -319,10 +318,19 @@ export function mappedAttributesOf(attributes: OtlpKeyValues, resource: OtlpKeyV
     const own = attributes.get(key);
     return own !== undefined ? own : resource.get(key);
   });
-  const others: [string, OtlpValue][] = [];
-  for (const [key, value] of attributes) if (isOtherAttribute(key)) others.push([key, value]);
-  for (const [key, value] of resource) if (isOtherAttribute(key) && !attributes.has(key)) others.push([key, value]);
-  return { conventions, others };
+  const otherKeys: string[] = [];
+  const otherValues: OtlpValue[] = [];
+  for (const [key, value] of attributes) {
+    if (!isOtherAttribute(key)) continue;
+    otherKeys.push(key);
+    otherValues.push(value);
+  }
+  for (const [key, value] of resource) {
+    if (!isOtherAttribute(key) || attributes.has(key)) continue;
+    otherKeys.push(key);
+    otherValues.push(value);
+  }
+  return { conventions, otherKeys, otherValues, otherCount: otherKeys.length };
 }
 
 /** A decoded record as the mapping reads it. */

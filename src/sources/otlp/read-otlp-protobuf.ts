@@ -91,11 +91,34 @@ interface AttributePart {
   readonly conventions: OtlpValue[];
   /** The conventions met (a bit each, by index): only the first of a repeated key counts. */
   met: number;
-  readonly others: [string, OtlpValue][];
+  readonly otherKeys: string[];
+  readonly otherValues: OtlpValue[];
+  otherCount: number;
 }
 
 function emptyPart(): AttributePart {
-  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, others: [] };
+  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, otherKeys: [], otherValues: [], otherCount: 0 };
+}
+
+/** Empties a part to be filled again (a record's, reused record after record), holding on to no value. */
+function clearPart(part: AttributePart): void {
+  part.conventions.fill(undefined);
+  part.met = 0;
+  part.otherValues.fill(undefined, 0, part.otherCount);
+  part.otherCount = 0;
+}
+
+/** Adds a header or native-field attribute to a part. */
+function addOther(part: AttributePart, key: string, value: OtlpValue): void {
+  part.otherKeys[part.otherCount] = key;
+  part.otherValues[part.otherCount] = value;
+  part.otherCount += 1;
+}
+
+/** Marks a singular field of a record read (`seen`: one bit each); a second one is not canonical. */
+function onceMore(seen: number, bit: number): number {
+  if ((seen & bit) !== 0) throw new NotCanonical();
+  return seen | bit;
 }
 
 const noResource: AttributePart = emptyPart();
@@ -195,6 +218,10 @@ class Walk {
   private readonly bodyGuesses = new Int16Array(128).fill(-1);
   /** The members of the native body being read, built into its object at its end (object-shapes.ts). */
   private readonly bodyKeys: string[] = [];
+  /** The items of the arrays being read, by depth (array). */
+  private readonly arrayItems: unknown[][] = [];
+  /** A record's attributes, read into the same part record after record. */
+  private readonly recordPart = emptyPart();
   private readonly bodyValues: unknown[] = [];
 
   constructor(bytes: Buffer, onRecord: (record: MappedLogRecord, position: number) => void) {
@@ -290,16 +317,14 @@ class Walk {
     let observed = 0n;
     let body: OtlpValue;
     let nativeEvent: Record<string, unknown> | undefined;
-    const attributes = emptyPart();
+    // Handed on with the record and read before the next one (the mapping keeps nothing of it).
+    const attributes = this.recordPart;
+    clearPart(attributes);
     let traceId = '';
     let spanId = '';
     let attributeCount = 0;
-    /** Singular fields read, one bit each: a second one is not canonical. */
+    /** Singular fields read, one bit each. */
     let seen = 0;
-    const once = (bit: number) => {
-      if ((seen & bit) !== 0) throw new NotCanonical();
-      seen |= bit;
-    };
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
@@ -307,26 +332,26 @@ class Walk {
           this.attribute(attributes, attributeCount++);
           break;
         case recordBody: {
-          once(1);
+          seen = onceMore(seen, 1);
           const read = this.body();
           if (read instanceof NativeBody) nativeEvent = read.event;
           else body = read;
           break;
         }
         case recordTime:
-          once(2);
+          seen = onceMore(seen, 2);
           time = this.fixed64();
           break;
         case recordObserved:
-          once(4);
+          seen = onceMore(seen, 4);
           observed = this.fixed64();
           break;
         case recordTraceId:
-          once(8);
+          seen = onceMore(seen, 8);
           traceId = this.hex();
           break;
         case recordSpanId:
-          once(16);
+          seen = onceMore(seen, 16);
           spanId = this.hex();
           break;
         case recordSeverityNumber:
@@ -347,16 +372,14 @@ class Walk {
     // The resource's attributes stand in where the record has none of its own.
     const conventions = attributes.conventions;
     for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
-    const others = attributes.others;
-    if (resource.others.length > 0) {
-      const own = others.length;
-      for (const other of resource.others) {
-        let has = false;
-        for (let i = 0; i < own && !has; i++) has = (others[i] as [string, OtlpValue])[0] === other[0];
-        if (!has) others.push(other);
-      }
+    const own = attributes.otherCount;
+    for (let r = 0; r < resource.otherCount; r++) {
+      const key = resource.otherKeys[r] as string;
+      let has = false;
+      for (let i = 0; i < own && !has; i++) has = attributes.otherKeys[i] === key;
+      if (!has) addOther(attributes, key, resource.otherValues[r]);
     }
-    const record: MappedLogRecord = { timeUnixNano: time, observedTimeUnixNano: observed, body, nativeEvent, attributes: { conventions, others }, traceId, spanId };
+    const record: MappedLogRecord = { timeUnixNano: time, observedTimeUnixNano: observed, body, nativeEvent, attributes, traceId, spanId };
     this.onRecord(record, this.records++);
   }
 
@@ -426,7 +449,7 @@ class Walk {
     const convention = (flags >> conventionShift) - 1;
     if (convention >= 0) return (part.met & (1 << convention)) === 0;
     if ((flags & keyOther) === 0) return false;
-    for (const [known] of part.others) if (known === key) return false;
+    for (let i = 0; i < part.otherCount; i++) if (part.otherKeys[i] === key) return false;
     return true;
   }
 
@@ -436,7 +459,7 @@ class Walk {
       part.met |= 1 << convention;
       part.conventions[convention] = value;
     } else {
-      part.others.push([key, value]);
+      addOther(part, key, value);
     }
   }
 
@@ -522,14 +545,13 @@ class Walk {
     }
   }
 
-  /** An array value; read (not walked only), it is made at its final length, as `JSON.parse` makes one (most hold one or two items). */
+  /** An array value; read (not walked only), it is made at its final length, as `JSON.parse` makes one. */
   private array(mode: Mode, depth: number): unknown {
     const r = this.reader;
     const end = this.enter();
+    // The items of the arrays being read, one list per depth (arrays nest), reused from array to array.
+    const items = mode === Mode.Skip ? undefined : (this.arrayItems[depth] ??= []);
     let count = 0;
-    let first: unknown;
-    let second: unknown;
-    let items: unknown[] | undefined;
     while (r.pos < end) {
       const tag = r.uint32();
       if (tag !== arrayValues) {
@@ -537,16 +559,13 @@ class Walk {
         continue;
       }
       const item = this.anyValue(mode, depth + 1, false);
-      if (mode === Mode.Skip) continue;
-      if (count === 0) first = item;
-      else if (count === 1) second = item;
-      else if (count === 2) items = [first, second, item];
-      else (items as unknown[]).push(item);
-      count += 1;
+      if (items !== undefined) items[count++] = item;
     }
     this.leave(end);
-    if (mode === Mode.Skip) return undefined;
-    return count === 0 ? [] : count === 1 ? [first] : count === 2 ? [first, second] : items;
+    if (items === undefined) return undefined;
+    const array = count === 0 ? [] : count === 1 ? [items[0]] : count === 2 ? [items[0], items[1]] : items.slice(0, count);
+    items.fill(undefined, 0, count);
+    return array;
   }
 
   /** A key-value list: a map (the first of a repeated key kept), an object, or walked only; `top`: a native body. */
