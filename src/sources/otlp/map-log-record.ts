@@ -238,7 +238,8 @@ function firstHeaderValue(value: OtlpValue): string | undefined {
 /** What an attribute's key is to the mapping, besides a convention it looks up by name. */
 type AttributeRole =
   | { readonly kind: 'requestHeader' | 'responseHeader'; readonly name: string }
-  | { readonly kind: 'field'; readonly timestamp: boolean }
+  /** `made`: a field the conventions may fill too (the attribute then replaces what they made). */
+  | { readonly kind: 'field'; readonly timestamp: boolean; readonly made: boolean }
   | { readonly kind: 'none' };
 
 const noRole: AttributeRole = { kind: 'none' };
@@ -251,7 +252,7 @@ function roleOf(key: string): AttributeRole {
   if (key.startsWith(requestHeaderPrefix) && key.length > requestHeaderPrefix.length) role = { kind: 'requestHeader', name: key.slice(requestHeaderPrefix.length) };
   else if (key.startsWith(responseHeaderPrefix) && key.length > responseHeaderPrefix.length) role = { kind: 'responseHeader', name: key.slice(responseHeaderPrefix.length) };
   // RayID is read as a convention (a number is taken as its digits).
-  else if (fieldNames.has(key) && key !== 'RayID') role = { kind: 'field', timestamp: timestampFields.has(key) };
+  else if (fieldNames.has(key) && key !== 'RayID') role = { kind: 'field', timestamp: timestampFields.has(key), made: conventionFields.has(key) };
   else role = noRole;
   if (roles.size >= 4096) roles.clear();
   roles.set(key, role);
@@ -267,13 +268,16 @@ interface AttributeParts {
   requestHeaders: [string, string][];
   responseHeaders: [string, string][];
   authority: string | undefined;
-  /** Attributes named after a native field, in order: the first `fieldCount`. */
+  /** Attributes named after a native field, in order: the first `fieldCount`, each with its role. */
   readonly fieldKeys: string[];
   readonly fieldValues: OtlpValue[];
+  readonly fieldRoles: FieldRole[];
   fieldCount: number;
 }
 
-const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fieldKeys: [], fieldValues: [], fieldCount: 0 };
+type FieldRole = Extract<AttributeRole, { kind: 'field' }>;
+
+const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fieldKeys: [], fieldValues: [], fieldRoles: [], fieldCount: 0 };
 
 function partsOf(record: MappedLogRecord): AttributeParts {
   parts.requestHeaders = [];
@@ -293,6 +297,7 @@ function partsOf(record: MappedLogRecord): AttributeParts {
         if (value !== undefined) {
           parts.fieldKeys[parts.fieldCount] = key;
           parts.fieldValues[parts.fieldCount] = value;
+          parts.fieldRoles[parts.fieldCount] = role;
           parts.fieldCount += 1;
         }
         break;
@@ -362,13 +367,15 @@ interface UrlParts {
   readonly query?: string;
 }
 
+const noUrlParts: UrlParts = Object.freeze({});
+
 function urlPartsOf(full: string | undefined): UrlParts {
-  if (full === undefined) return {};
+  if (full === undefined) return noUrlParts;
   let url: URL;
   try {
     url = new URL(full);
   } catch {
-    return {};
+    return noUrlParts;
   }
   return { scheme: url.protocol.replace(/:$/, ''), host: url.hostname.replace(/^\[|\]$/g, ''), path: url.pathname, query: url.search === '' ? undefined : url.search.slice(1) };
 }
@@ -378,8 +385,16 @@ function protocolOf(record: MappedLogRecord): string | undefined {
   const version = stringOf(lookup(record, 'network.protocol.version'));
   if (version === undefined) return undefined;
   const name = stringOf(lookup(record, 'network.protocol.name')) ?? 'http';
-  return `${name.toUpperCase()}/${version}`;
+  // Records repeat the same protocol: the last text made is made again only when its parts change.
+  if (name !== lastProtocol.name || version !== lastProtocol.version) {
+    lastProtocol.name = name;
+    lastProtocol.version = version;
+    lastProtocol.text = `${name.toUpperCase()}/${version}`;
+  }
+  return lastProtocol.text;
 }
+
+const lastProtocol = { name: 'http', version: '1.1', text: 'HTTP/1.1' };
 
 /**
  * Nanoseconds of `http.server.request.duration` (seconds, as the semantic conventions measure it): 0 when it
@@ -400,6 +415,29 @@ function derivedRayId(record: MappedLogRecord, end: bigint, identity: string): s
     .digest('hex')
     .slice(0, 16);
 }
+
+/** The fields the conventions fill (mapLogRecord puts each before the attributes named after fields). */
+const conventionFields: ReadonlySet<string> = new Set([
+  'EdgeStartTimestamp',
+  'EdgeEndTimestamp',
+  'ClientRequestMethod',
+  'ClientRequestScheme',
+  'ClientRequestHost',
+  'ClientRequestPath',
+  'ClientRequestURI',
+  'ClientIP',
+  'ClientCountry',
+  'ClientSrcPort',
+  'ClientRequestUserAgent',
+  'ClientRequestReferer',
+  'ClientRequestProtocol',
+  'ClientRequestBytes',
+  'EdgeResponseBodyBytes',
+  'EdgeResponseBytes',
+  'EdgeResponseContentType',
+  'EdgeResponseStatus',
+  'RayID',
+]);
 
 /** The members of the event being mapped (one record at a time). */
 const members = new MemberList();
@@ -427,7 +465,7 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const duration = durationNanosOf(record);
   if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, 'http.server.request.duration'))}` };
 
-  const { requestHeaders, responseHeaders, authority, fieldKeys, fieldValues, fieldCount } = partsOf(record);
+  const { requestHeaders, responseHeaders, authority, fieldKeys, fieldValues, fieldRoles, fieldCount } = partsOf(record);
   const fromUrl = urlPartsOf(full);
   const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
   const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
@@ -465,8 +503,9 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   // An attribute named after a native field fills it, checked like any ingest value (RayID is read above).
   for (let i = 0; i < fieldCount; i++) {
     const key = fieldKeys[i] as string;
-    const value = jsonValueOf(fieldValues[i], timestampFields.has(key));
-    const at = members.indexOf(key);
+    const role = fieldRoles[i] as FieldRole;
+    const value = jsonValueOf(fieldValues[i], role.timestamp);
+    const at = role.made ? members.indexOf(key) : -1;
     if (at >= 0) members.values[at] = value;
     else put(key, value);
   }

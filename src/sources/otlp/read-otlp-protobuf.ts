@@ -630,9 +630,17 @@ class Walk {
     const end = start + length;
     if (end > r.len) throw new NotCanonical();
     r.pos = end;
+    return this.isAscii(start, end) ? this.text.slice(start, end) : this.bytes.toString('utf8', start, end);
+  }
+
+  /** Whether the body's bytes from `start` to `end` are ASCII: four at a time, then the last few one by one. */
+  private isAscii(start: number, end: number): boolean {
+    const view = this.view;
+    let i = start;
+    for (; i + 4 <= end; i += 4) if ((view.getInt32(i, true) & 0x80808080) !== 0) return false;
     const bytes = this.bytes;
-    for (let i = start; i < end; i++) if ((bytes[i] as number) >= 0x80) return bytes.toString('utf8', start, end);
-    return this.text.slice(start, end);
+    for (; i < end; i++) if ((bytes[i] as number) >= 0x80) return false;
+    return true;
   }
 
   /** A key, with its flags in `flags`: from the known keys when its bytes are one of them. */
@@ -667,12 +675,10 @@ class Walk {
       this.flags = knownFlags[slot] as number;
       return knownKeys[slot] as string;
     }
-    for (let i = start; i < end; i++) {
-      if ((bytes[i] as number) >= 0x80) {
-        const key = bytes.toString('utf8', start, end);
-        this.flags = flagsOf(key);
-        return key;
-      }
+    if (!this.isAscii(start, end)) {
+      const key = bytes.toString('utf8', start, end);
+      this.flags = flagsOf(key);
+      return key;
     }
     const key = interned(this.text.slice(start, end));
     this.flags = flagsOf(key);
