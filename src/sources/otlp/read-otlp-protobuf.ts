@@ -94,10 +94,15 @@ interface AttributePart {
   readonly otherKeys: string[];
   readonly otherValues: OtlpValue[];
   otherCount: number;
+  /** Names this part while it is filled (partSerials), in `keptIn`. */
+  serial: number;
 }
 
+/** Serials of attribute parts: a new one each time a part is (re)filled. */
+const partSerials = { last: 0 };
+
 function emptyPart(): AttributePart {
-  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, otherKeys: [], otherValues: [], otherCount: 0 };
+  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, otherKeys: [], otherValues: [], otherCount: 0, serial: ++partSerials.last | 0 };
 }
 
 /** Empties a part to be filled again (a record's, reused record after record), holding on to no value. */
@@ -106,6 +111,7 @@ function clearPart(part: AttributePart): void {
   part.met = 0;
   part.otherValues.fill(undefined, 0, part.otherCount);
   part.otherCount = 0;
+  part.serial = ++partSerials.last | 0;
 }
 
 /** Adds a header or native-field attribute to a part. */
@@ -147,6 +153,12 @@ function flagsOf(key: string): number {
 const keySlots = 1024;
 const knownKeys: (string | undefined)[] = new Array<string | undefined>(keySlots).fill(undefined);
 const knownFlags = new Uint16Array(keySlots);
+/**
+ * The serial of the attribute part that last kept a header or native-field attribute whose key is in each slot:
+ * a part whose serial a key's slot does not hold has kept no attribute of that key (a key always falls in the
+ * same slot), so the part's list need not be searched for it. Equal serials only mean the list is searched.
+ */
+const keptIn = new Int32Array(keySlots);
 /** The bytes of each known key as words (keyWords), compared four bytes at a time. */
 const knownWords: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(keySlots).fill(undefined);
 
@@ -211,8 +223,9 @@ class Walk {
   private hi = 0;
   /** Whether the key-value list read last as a native body had a key of a native event. */
   private nativeKey = false;
-  /** What `key` found of the key it read last (flagsOf). */
+  /** What `key` found of the key it read last (flagsOf), and its slot among the known keys (-1: none). */
   private flags = 0;
+  private slot = -1;
   /** The slot of the key met at each position of a record's attributes, and of a native body, the last time. */
   private readonly attributeGuesses = new Int16Array(128).fill(-1);
   private readonly bodyGuesses = new Int16Array(128).fill(-1);
@@ -424,6 +437,7 @@ class Walk {
     const end = this.enter();
     let key: string | undefined;
     let flags = 0;
+    let slot = -1;
     let valued = false;
     while (r.pos < end) {
       const tag = r.uint32();
@@ -431,34 +445,37 @@ class Walk {
         if (key !== undefined || valued) throw new NotCanonical();
         key = position >= 0 ? this.key(this.attributeGuesses, position) : this.key();
         flags = this.flags;
+        slot = this.slot;
       } else if (tag === keyValueValue) {
         if (valued) throw new NotCanonical();
         valued = true;
-        if (key !== undefined && this.isFirst(part, key, flags)) this.keep(part, key, flags, this.anyValue(Mode.Value, 0, false) as OtlpValue);
+        if (key !== undefined && this.isFirst(part, key, flags, slot)) this.keep(part, key, flags, slot, this.anyValue(Mode.Value, 0, false) as OtlpValue);
         else this.anyValue(Mode.Skip, 0, false);
       } else {
         this.unknown(tag, keyValueNumbers);
       }
     }
     this.leave(end);
-    if (!valued && key !== undefined && this.isFirst(part, key, flags)) this.keep(part, key, flags, undefined);
+    if (!valued && key !== undefined && this.isFirst(part, key, flags, slot)) this.keep(part, key, flags, slot, undefined);
   }
 
   /** Whether the mapping reads the key, and `part` has none of it yet. */
-  private isFirst(part: AttributePart, key: string, flags: number): boolean {
+  private isFirst(part: AttributePart, key: string, flags: number, slot: number): boolean {
     const convention = (flags >> conventionShift) - 1;
     if (convention >= 0) return (part.met & (1 << convention)) === 0;
     if ((flags & keyOther) === 0) return false;
+    if (slot >= 0 && keptIn[slot] !== part.serial) return true;
     for (let i = 0; i < part.otherCount; i++) if (part.otherKeys[i] === key) return false;
     return true;
   }
 
-  private keep(part: AttributePart, key: string, flags: number, value: OtlpValue): void {
+  private keep(part: AttributePart, key: string, flags: number, slot: number, value: OtlpValue): void {
     const convention = (flags >> conventionShift) - 1;
     if (convention >= 0) {
       part.met |= 1 << convention;
       part.conventions[convention] = value;
     } else {
+      if (slot >= 0) keptIn[slot] = part.serial;
       addOther(part, key, value);
     }
   }
@@ -653,6 +670,7 @@ class Walk {
     r.pos = end;
     if (length === 0) {
       this.flags = 0;
+      this.slot = -1;
       return '';
     }
     // The key at this position of the list the last time (records repeat their keys in the same order).
@@ -661,6 +679,7 @@ class Walk {
       const known = knownWords[guessed];
       if (known !== undefined && (knownKeys[guessed] as string).length === length && holdsAt(this.view, this.bytes, start, length, known)) {
         this.flags = knownFlags[guessed] as number;
+        this.slot = guessed;
         return knownKeys[guessed] as string;
       }
     }
@@ -673,11 +692,13 @@ class Walk {
     const known = knownWords[slot];
     if (known !== undefined && (knownKeys[slot] as string).length === length && holdsAt(this.view, bytes, start, length, known)) {
       this.flags = knownFlags[slot] as number;
+      this.slot = slot;
       return knownKeys[slot] as string;
     }
     if (!this.isAscii(start, end)) {
       const key = bytes.toString('utf8', start, end);
       this.flags = flagsOf(key);
+      this.slot = -1;
       return key;
     }
     const key = interned(this.text.slice(start, end));
@@ -685,6 +706,7 @@ class Walk {
     knownKeys[slot] = key;
     knownWords[slot] = keyWords(bytes, start, length);
     knownFlags[slot] = this.flags;
+    this.slot = slot;
     return key;
   }
 

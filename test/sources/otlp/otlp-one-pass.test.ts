@@ -372,6 +372,21 @@ describe('the one-pass OTLP protobuf reader', () => {
     );
   });
 
+  it('keeps the first of each repeated header among more header names than it has slots for known keys', () => {
+    // 240 header names in one record (under the 500 pairs an event may have), each sent twice: many share a
+    // slot of the known keys (1,024), and a repeated name must still be found however its slot was taken since.
+    const names = Array.from({ length: 240 }, (_, i) => `http.request.header.x-h${i.toString(36)}`);
+    const attributes = [...names, ...names.slice().reverse()].map((key, i) => ({ key, value: { stringValue: `v${i}` } }));
+    const request = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1790000000000000000', attributes: [{ key: 'url.path', value: { stringValue: '/' } }, { key: 'server.address', value: { stringValue: 'www.example.com' } }, ...attributes] }] }] }] };
+    for (const route of routes) {
+      const { onePass, generated } = decodeBoth(encode(request), route);
+      assert.equal(onePass.ok && onePass.account.readBy, 'onePass');
+      assert.deepEqual(answerOf(onePass), answerOf(generated));
+      const headers = onePass.ok ? onePass.events[0]?.rawRequestHeaders : undefined;
+      assert.deepEqual(headers, names.map((key, i) => [key.slice('http.request.header.'.length), `v${i}`]));
+    }
+  });
+
   it('reads in one pass what the 0.223 exporters serialize, every kind of attribute value among it', async () => {
     // The serializer the exporters use (their own copy of @opentelemetry/otlp-transformer, 0.223).
     const requireFromExporter = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/exporter-logs-otlp-proto'));
