@@ -210,17 +210,47 @@ function headerTextOf(value: OtlpValue): string | undefined {
   return typeof value === 'string' ? value : stringOf(value);
 }
 
-/** Adds a header's values (a string array: every value, in order; or one string) to raw header pairs. */
-function addHeaderValues(pairs: [string, string][], name: string, value: OtlpValue): void {
-  if (!Array.isArray(value)) {
-    const text = headerTextOf(value);
-    if (text !== undefined) pairs.push([name, text]);
-    return;
+/**
+ * Raw header pairs being gathered for one record, in a list reused record after record (the mapping reads one
+ * record at a time); the event gets a copy of its length.
+ */
+class HeaderList {
+  private readonly pairs: [string, string][] = [];
+  count = 0;
+
+  /** Adds a header's values (a string array: every value, in order; or one string). */
+  add(name: string, value: OtlpValue): void {
+    if (!Array.isArray(value)) {
+      const text = headerTextOf(value);
+      if (text !== undefined) this.pairs[this.count++] = [name, text];
+      return;
+    }
+    const items = value as readonly OtlpValue[];
+    for (let i = 0; i < items.length; i++) {
+      const text = headerTextOf(items[i]);
+      if (text !== undefined) this.pairs[this.count++] = [name, text];
+    }
   }
-  const items = value as readonly OtlpValue[];
-  for (let i = 0; i < items.length; i++) {
-    const text = headerTextOf(items[i]);
-    if (text !== undefined) pairs.push([name, text]);
+
+  /** The first value of a header, names compared ignoring case (`name` is in lower case; so are most names sent). */
+  first(name: string): string | undefined {
+    for (let i = 0; i < this.count; i++) {
+      const pair = this.pairs[i] as [string, string];
+      const key = pair[0];
+      if (key === name || (key.length === name.length && key.toLowerCase() === name)) return pair[1];
+    }
+    return undefined;
+  }
+
+  /** The pairs gathered, as a list of their own. */
+  take(): [string, string][] {
+    return this.pairs.slice(0, this.count);
+  }
+
+  /** Starts over, holding on to no pair. */
+  clear(): void {
+    this.pairs.fill(undefined as unknown as [string, string], 0, this.count);
+    this.count = 0;
   }
 }
 
@@ -261,12 +291,12 @@ function roleOf(key: string): AttributeRole {
 
 /**
  * What a record's header and native-field attributes give. One per thread, filled again for each record (the
- * mapping reads one record at a time); only the header lists become part of an event, so they are new each time.
+ * mapping reads one record at a time).
  */
 interface AttributeParts {
   /** Request and response headers, every value in order; pseudo-headers (`:authority`) apart, as they are no headers. */
-  requestHeaders: [string, string][];
-  responseHeaders: [string, string][];
+  readonly requestHeaders: HeaderList;
+  readonly responseHeaders: HeaderList;
   authority: string | undefined;
   /** Attributes named after a native field, in order: the first `fieldCount`, each with its role. */
   readonly fieldKeys: string[];
@@ -277,11 +307,11 @@ interface AttributeParts {
 
 type FieldRole = Extract<AttributeRole, { kind: 'field' }>;
 
-const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fieldKeys: [], fieldValues: [], fieldRoles: [], fieldCount: 0 };
+const parts: AttributeParts = { requestHeaders: new HeaderList(), responseHeaders: new HeaderList(), authority: undefined, fieldKeys: [], fieldValues: [], fieldRoles: [], fieldCount: 0 };
 
 function partsOf(record: MappedLogRecord): AttributeParts {
-  parts.requestHeaders = [];
-  parts.responseHeaders = [];
+  parts.requestHeaders.clear();
+  parts.responseHeaders.clear();
   parts.authority = undefined;
   parts.fieldValues.fill(undefined, 0, parts.fieldCount);
   parts.fieldCount = 0;
@@ -307,7 +337,7 @@ function partsOf(record: MappedLogRecord): AttributeParts {
         if (role.name.charCodeAt(0) === 0x3a) {
           if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= firstHeaderValue(value);
         } else {
-          addHeaderValues(role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders, role.name, value);
+          (role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders).add(role.name, value);
         }
     }
   }
@@ -348,16 +378,6 @@ export function mappedRecordOf(record: OtlpLogRecord): MappedLogRecord {
     traceId: record.traceId,
     spanId: record.spanId,
   };
-}
-
-/** The first value of a header in raw pairs, names compared ignoring case (`name` is in lower case; so are most names sent). */
-function firstHeader(pairs: readonly (readonly [string, string])[], name: string): string | undefined {
-  for (let i = 0; i < pairs.length; i++) {
-    const pair = pairs[i] as readonly [string, string];
-    const key = pair[0];
-    if (key === name || (key.length === name.length && key.toLowerCase() === name)) return pair[1];
-  }
-  return undefined;
 }
 
 interface UrlParts {
@@ -469,7 +489,7 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const fromUrl = urlPartsOf(full);
   const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
   const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
-  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? firstHeader(requestHeaders, 'host') ?? authority;
+  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? requestHeaders.first('host') ?? authority;
   const uri = path === undefined ? undefined : query === undefined ? path : `${path}?${query}`;
 
   const start = end - duration > 0n ? end - duration : end;
@@ -485,13 +505,13 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   put('ClientIP', stringOf(lookup(record, 'client.address')) ?? stringOf(lookup(record, 'network.peer.address')));
   put('ClientCountry', stringOf(lookup(record, 'geo.country.iso_code'))?.toLowerCase());
   put('ClientSrcPort', integerOf(lookup(record, 'client.port')));
-  put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? firstHeader(requestHeaders, 'user-agent'));
-  put('ClientRequestReferer', firstHeader(requestHeaders, 'referer'));
+  put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? requestHeaders.first('user-agent'));
+  put('ClientRequestReferer', requestHeaders.first('referer'));
   put('ClientRequestProtocol', protocolOf(record));
   put('ClientRequestBytes', integerOf(lookup(record, 'http.request.body.size')));
   put('EdgeResponseBodyBytes', integerOf(lookup(record, 'http.response.body.size')));
   put('EdgeResponseBytes', integerOf(lookup(record, 'http.response.size')));
-  put('EdgeResponseContentType', firstHeader(responseHeaders, 'content-type'));
+  put('EdgeResponseContentType', responseHeaders.first('content-type'));
   let code: number | undefined;
   if (status !== undefined) {
     code = integerOf(status);
@@ -509,7 +529,7 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
     if (at >= 0) members.values[at] = value;
     else put(key, value);
   }
-  if (requestHeaders.length > 0) put(rawRequestHeadersKey, requestHeaders);
-  if (responseHeaders.length > 0) put(rawResponseHeadersKey, responseHeaders);
+  if (requestHeaders.count > 0) put(rawRequestHeadersKey, requestHeaders.take());
+  if (responseHeaders.count > 0) put(rawResponseHeadersKey, responseHeaders.take());
   return { kind: 'event', event: members.build(shapes), host };
 }
