@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { rawRequestHeadersKey, rawResponseHeadersKey } from '../../domain/datasets/raw-headers.ts';
 import { maxTimestampDouble } from '../../domain/datasets/timestamp-range.ts';
-import { ObjectShapes, setMember } from './object-shapes.ts';
+import { MemberList, ObjectShapes, setMember } from './object-shapes.ts';
 import type { MappedAttributes, MappedLogRecord, OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
 import type { OtlpRejectCode } from './otlp-rejections.ts';
 
@@ -205,24 +205,71 @@ function textOf(value: OtlpValue): string {
   return json.length > 64 ? `${json.slice(0, 64)}…` : json;
 }
 
-/** Header values: a string array (every value, in order), or one string. */
-function headerValuesOf(value: OtlpValue): string[] {
-  if (Array.isArray(value)) {
-    const values: string[] = [];
-    for (const item of value as readonly OtlpValue[]) {
-      const text = typeof item === 'string' ? item : stringOf(item);
-      if (text !== undefined) values.push(text);
+/** The text of one header value: a string as it is, a scalar as its text; undefined for anything else. */
+function headerTextOf(value: OtlpValue): string | undefined {
+  return typeof value === 'string' ? value : stringOf(value);
+}
+
+/**
+ * Raw header pairs being gathered for one record, in a list reused record after record (the mapping reads one
+ * record at a time); the event gets a copy of its length.
+ */
+class HeaderList {
+  private readonly pairs: [string, string][] = [];
+  count = 0;
+
+  /** Adds a header's values (a string array: every value, in order; or one string). */
+  add(name: string, value: OtlpValue): void {
+    if (!Array.isArray(value)) {
+      const text = headerTextOf(value);
+      if (text !== undefined) this.pairs[this.count++] = [name, text];
+      return;
     }
-    return values;
+    const items = value as readonly OtlpValue[];
+    for (let i = 0; i < items.length; i++) {
+      const text = headerTextOf(items[i]);
+      if (text !== undefined) this.pairs[this.count++] = [name, text];
+    }
   }
-  const text = typeof value === 'string' ? value : stringOf(value);
-  return text === undefined ? [] : [text];
+
+  /** The first value of a header, names compared ignoring case (`name` is in lower case; so are most names sent). */
+  first(name: string): string | undefined {
+    for (let i = 0; i < this.count; i++) {
+      const pair = this.pairs[i] as [string, string];
+      const key = pair[0];
+      if (key === name || (key.length === name.length && key.toLowerCase() === name)) return pair[1];
+    }
+    return undefined;
+  }
+
+  /** The pairs gathered, as a list of their own. */
+  take(): [string, string][] {
+    return this.pairs.slice(0, this.count);
+  }
+
+  /** Starts over, holding on to no pair. */
+  clear(): void {
+    this.pairs.fill(undefined as unknown as [string, string], 0, this.count);
+    this.count = 0;
+  }
+}
+
+/** A header's first value (of a string array, or one string). */
+function firstHeaderValue(value: OtlpValue): string | undefined {
+  if (!Array.isArray(value)) return headerTextOf(value);
+  const items = value as readonly OtlpValue[];
+  for (let i = 0; i < items.length; i++) {
+    const text = headerTextOf(items[i]);
+    if (text !== undefined) return text;
+  }
+  return undefined;
 }
 
 /** What an attribute's key is to the mapping, besides a convention it looks up by name. */
 type AttributeRole =
   | { readonly kind: 'requestHeader' | 'responseHeader'; readonly name: string }
-  | { readonly kind: 'field'; readonly timestamp: boolean }
+  /** `made`: a field the conventions may fill too (the attribute then replaces what they made). */
+  | { readonly kind: 'field'; readonly timestamp: boolean; readonly made: boolean }
   | { readonly kind: 'none' };
 
 const noRole: AttributeRole = { kind: 'none' };
@@ -235,42 +282,63 @@ function roleOf(key: string): AttributeRole {
   if (key.startsWith(requestHeaderPrefix) && key.length > requestHeaderPrefix.length) role = { kind: 'requestHeader', name: key.slice(requestHeaderPrefix.length) };
   else if (key.startsWith(responseHeaderPrefix) && key.length > responseHeaderPrefix.length) role = { kind: 'responseHeader', name: key.slice(responseHeaderPrefix.length) };
   // RayID is read as a convention (a number is taken as its digits).
-  else if (fieldNames.has(key) && key !== 'RayID') role = { kind: 'field', timestamp: timestampFields.has(key) };
+  else if (fieldNames.has(key) && key !== 'RayID') role = { kind: 'field', timestamp: timestampFields.has(key), made: conventionFields.has(key) };
   else role = noRole;
   if (roles.size >= 4096) roles.clear();
   roles.set(key, role);
   return role;
 }
 
-/** What a record's header and native-field attributes give. */
+/**
+ * What a record's header and native-field attributes give. One per thread, filled again for each record (the
+ * mapping reads one record at a time).
+ */
 interface AttributeParts {
   /** Request and response headers, every value in order; pseudo-headers (`:authority`) apart, as they are no headers. */
-  readonly requestHeaders: [string, string][];
-  readonly responseHeaders: [string, string][];
+  readonly requestHeaders: HeaderList;
+  readonly responseHeaders: HeaderList;
   authority: string | undefined;
-  /** Attributes named after a native field, in order. */
-  readonly fields: [string, OtlpValue][];
+  /** Attributes named after a native field, in order: the first `fieldCount`, each with its role. */
+  readonly fieldKeys: string[];
+  readonly fieldValues: OtlpValue[];
+  readonly fieldRoles: FieldRole[];
+  fieldCount: number;
 }
 
+type FieldRole = Extract<AttributeRole, { kind: 'field' }>;
+
+const parts: AttributeParts = { requestHeaders: new HeaderList(), responseHeaders: new HeaderList(), authority: undefined, fieldKeys: [], fieldValues: [], fieldRoles: [], fieldCount: 0 };
+
 function partsOf(record: MappedLogRecord): AttributeParts {
-  const parts: AttributeParts = { requestHeaders: [], responseHeaders: [], authority: undefined, fields: [] };
-  for (const [key, value] of record.attributes.others) {
+  parts.requestHeaders.clear();
+  parts.responseHeaders.clear();
+  parts.authority = undefined;
+  parts.fieldValues.fill(undefined, 0, parts.fieldCount);
+  parts.fieldCount = 0;
+  const { otherKeys, otherValues, otherCount } = record.attributes;
+  for (let i = 0; i < otherCount; i++) {
+    const key = otherKeys[i] as string;
+    const value = otherValues[i];
     const role = roleOf(key);
     switch (role.kind) {
       case 'none':
         break;
       case 'field':
-        if (value !== undefined) parts.fields.push([key, value]);
+        if (value !== undefined) {
+          parts.fieldKeys[parts.fieldCount] = key;
+          parts.fieldValues[parts.fieldCount] = value;
+          parts.fieldRoles[parts.fieldCount] = role;
+          parts.fieldCount += 1;
+        }
         break;
       case 'requestHeader':
-      case 'responseHeader': {
-        if (role.name.startsWith(':')) {
-          if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= headerValuesOf(value)[0];
-          break;
+      case 'responseHeader':
+        // A pseudo-header (`:authority`) is no header.
+        if (role.name.charCodeAt(0) === 0x3a) {
+          if (role.kind === 'requestHeader' && role.name.toLowerCase() === ':authority') parts.authority ??= firstHeaderValue(value);
+        } else {
+          (role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders).add(role.name, value);
         }
-        const pairs = role.kind === 'requestHeader' ? parts.requestHeaders : parts.responseHeaders;
-        for (const text of headerValuesOf(value)) pairs.push([role.name, text]);
-      }
     }
   }
   return parts;
@@ -285,10 +353,19 @@ export function mappedAttributesOf(attributes: OtlpKeyValues, resource: OtlpKeyV
     const own = attributes.get(key);
     return own !== undefined ? own : resource.get(key);
   });
-  const others: [string, OtlpValue][] = [];
-  for (const [key, value] of attributes) if (isOtherAttribute(key)) others.push([key, value]);
-  for (const [key, value] of resource) if (isOtherAttribute(key) && !attributes.has(key)) others.push([key, value]);
-  return { conventions, others };
+  const otherKeys: string[] = [];
+  const otherValues: OtlpValue[] = [];
+  for (const [key, value] of attributes) {
+    if (!isOtherAttribute(key)) continue;
+    otherKeys.push(key);
+    otherValues.push(value);
+  }
+  for (const [key, value] of resource) {
+    if (!isOtherAttribute(key) || attributes.has(key)) continue;
+    otherKeys.push(key);
+    otherValues.push(value);
+  }
+  return { conventions, otherKeys, otherValues, otherCount: otherKeys.length };
 }
 
 /** A decoded record as the mapping reads it. */
@@ -303,12 +380,6 @@ export function mappedRecordOf(record: OtlpLogRecord): MappedLogRecord {
   };
 }
 
-/** The first value of a header in raw pairs, names compared ignoring case. */
-function firstHeader(pairs: readonly (readonly [string, string])[], name: string): string | undefined {
-  for (const [key, value] of pairs) if (key.toLowerCase() === name) return value;
-  return undefined;
-}
-
 interface UrlParts {
   readonly scheme?: string;
   readonly host?: string;
@@ -316,13 +387,15 @@ interface UrlParts {
   readonly query?: string;
 }
 
+const noUrlParts: UrlParts = Object.freeze({});
+
 function urlPartsOf(full: string | undefined): UrlParts {
-  if (full === undefined) return {};
+  if (full === undefined) return noUrlParts;
   let url: URL;
   try {
     url = new URL(full);
   } catch {
-    return {};
+    return noUrlParts;
   }
   return { scheme: url.protocol.replace(/:$/, ''), host: url.hostname.replace(/^\[|\]$/g, ''), path: url.pathname, query: url.search === '' ? undefined : url.search.slice(1) };
 }
@@ -332,8 +405,16 @@ function protocolOf(record: MappedLogRecord): string | undefined {
   const version = stringOf(lookup(record, 'network.protocol.version'));
   if (version === undefined) return undefined;
   const name = stringOf(lookup(record, 'network.protocol.name')) ?? 'http';
-  return `${name.toUpperCase()}/${version}`;
+  // Records repeat the same protocol: the last text made is made again only when its parts change.
+  if (name !== lastProtocol.name || version !== lastProtocol.version) {
+    lastProtocol.name = name;
+    lastProtocol.version = version;
+    lastProtocol.text = `${name.toUpperCase()}/${version}`;
+  }
+  return lastProtocol.text;
 }
+
+const lastProtocol = { name: 'http', version: '1.1', text: 'HTTP/1.1' };
 
 /**
  * Nanoseconds of `http.server.request.duration` (seconds, as the semantic conventions measure it): 0 when it
@@ -355,6 +436,37 @@ function derivedRayId(record: MappedLogRecord, end: bigint, identity: string): s
     .slice(0, 16);
 }
 
+/** The fields the conventions fill (mapLogRecord puts each before the attributes named after fields). */
+const conventionFields: ReadonlySet<string> = new Set([
+  'EdgeStartTimestamp',
+  'EdgeEndTimestamp',
+  'ClientRequestMethod',
+  'ClientRequestScheme',
+  'ClientRequestHost',
+  'ClientRequestPath',
+  'ClientRequestURI',
+  'ClientIP',
+  'ClientCountry',
+  'ClientSrcPort',
+  'ClientRequestUserAgent',
+  'ClientRequestReferer',
+  'ClientRequestProtocol',
+  'ClientRequestBytes',
+  'EdgeResponseBodyBytes',
+  'EdgeResponseBytes',
+  'EdgeResponseContentType',
+  'EdgeResponseStatus',
+  'RayID',
+]);
+
+/** The members of the event being mapped (one record at a time). */
+const members = new MemberList();
+
+/** Adds a member the conventions give, when they give it (each name once). */
+function put(name: string, value: unknown): void {
+  if (value !== undefined) members.add(name, value);
+}
+
 /** Maps one record (pure; the event is checked by ingest like any other). */
 export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   if (record.nativeEvent !== undefined) return { kind: 'event', event: record.nativeEvent, host: hostOfNativeEvent(record.nativeEvent) };
@@ -373,23 +485,18 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const duration = durationNanosOf(record);
   if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, 'http.server.request.duration'))}` };
 
-  const { requestHeaders, responseHeaders, authority, fields } = partsOf(record);
+  const { requestHeaders, responseHeaders, authority, fieldKeys, fieldValues, fieldRoles, fieldCount } = partsOf(record);
   const fromUrl = urlPartsOf(full);
   const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
   const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
-  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? firstHeader(requestHeaders, 'host') ?? authority;
+  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? requestHeaders.first('host') ?? authority;
   const uri = path === undefined ? undefined : query === undefined ? path : `${path}?${query}`;
 
   const start = end - duration > 0n ? end - duration : end;
   // The event's members in order (built at the end, as a known shape: object-shapes.ts). Timestamps as their digits: every one is kept.
-  const keys: string[] = ['EdgeStartTimestamp', 'EdgeEndTimestamp'];
-  const values: unknown[] = [start.toString(), end.toString()];
-  /** Adds a member the conventions give (each name once). */
-  const put = (name: string, value: unknown) => {
-    if (value === undefined) return;
-    keys.push(name);
-    values.push(value);
-  };
+  members.clear();
+  members.add('EdgeStartTimestamp', start.toString());
+  members.add('EdgeEndTimestamp', end.toString());
   put('ClientRequestMethod', method);
   put('ClientRequestScheme', stringOf(lookup(record, 'url.scheme')) ?? fromUrl.scheme);
   put('ClientRequestHost', host);
@@ -398,13 +505,13 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   put('ClientIP', stringOf(lookup(record, 'client.address')) ?? stringOf(lookup(record, 'network.peer.address')));
   put('ClientCountry', stringOf(lookup(record, 'geo.country.iso_code'))?.toLowerCase());
   put('ClientSrcPort', integerOf(lookup(record, 'client.port')));
-  put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? firstHeader(requestHeaders, 'user-agent'));
-  put('ClientRequestReferer', firstHeader(requestHeaders, 'referer'));
+  put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? requestHeaders.first('user-agent'));
+  put('ClientRequestReferer', requestHeaders.first('referer'));
   put('ClientRequestProtocol', protocolOf(record));
   put('ClientRequestBytes', integerOf(lookup(record, 'http.request.body.size')));
   put('EdgeResponseBodyBytes', integerOf(lookup(record, 'http.response.body.size')));
   put('EdgeResponseBytes', integerOf(lookup(record, 'http.response.size')));
-  put('EdgeResponseContentType', firstHeader(responseHeaders, 'content-type'));
+  put('EdgeResponseContentType', responseHeaders.first('content-type'));
   let code: number | undefined;
   if (status !== undefined) {
     code = integerOf(status);
@@ -414,12 +521,15 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const rayId = stringOf(lookup(record, 'RayID')) ?? stringOf(lookup(record, 'http.request.id'));
   put('RayID', rayId ?? derivedRayId(record, end, `${method ?? ''}|${host ?? ''}|${uri ?? ''}|${code ?? ''}`));
   // An attribute named after a native field fills it, checked like any ingest value (RayID is read above).
-  for (const [key, value] of fields) {
-    const at = keys.indexOf(key);
-    if (at >= 0) values[at] = jsonValueOf(value, timestampFields.has(key));
-    else put(key, jsonValueOf(value, timestampFields.has(key)));
+  for (let i = 0; i < fieldCount; i++) {
+    const key = fieldKeys[i] as string;
+    const role = fieldRoles[i] as FieldRole;
+    const value = jsonValueOf(fieldValues[i], role.timestamp);
+    const at = role.made ? members.indexOf(key) : -1;
+    if (at >= 0) members.values[at] = value;
+    else put(key, value);
   }
-  if (requestHeaders.length > 0) put(rawRequestHeadersKey, requestHeaders);
-  if (responseHeaders.length > 0) put(rawResponseHeadersKey, responseHeaders);
-  return { kind: 'event', event: shapes.build(keys, values, keys.length), host };
+  if (requestHeaders.count > 0) put(rawRequestHeadersKey, requestHeaders.take());
+  if (responseHeaders.count > 0) put(rawResponseHeadersKey, responseHeaders.take());
+  return { kind: 'event', event: members.build(shapes), host };
 }

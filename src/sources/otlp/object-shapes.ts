@@ -34,6 +34,41 @@ function makerOf(keys: readonly string[]): Maker {
   return new Function('v', `return {\n${members}\n};`) as Maker;
 }
 
+/**
+ * The members of one object being made, in order, before `ObjectShapes` builds it: reused object after object
+ * (objects are made one at a time), so a record costs no growing lists of keys and values.
+ */
+export class MemberList {
+  readonly keys: string[] = [];
+  readonly values: unknown[] = [];
+  count = 0;
+
+  add(key: string, value: unknown): void {
+    this.keys[this.count] = key;
+    this.values[this.count] = value;
+    this.count += 1;
+  }
+
+  /** Where the member `key` is among those added; -1 when it is not. */
+  indexOf(key: string): number {
+    for (let i = 0; i < this.count; i++) if (this.keys[i] === key) return i;
+    return -1;
+  }
+
+  /** The object of the members added (as `ObjectShapes#build` makes it); the list then starts over. */
+  build(shapes: ObjectShapes): Record<string, unknown> {
+    const object = shapes.build(this.keys, this.values, this.count);
+    this.clear();
+    return object;
+  }
+
+  /** Starts over, holding on to no value. */
+  clear(): void {
+    this.values.fill(undefined, 0, this.count);
+    this.count = 0;
+  }
+}
+
 export class ObjectShapes {
   private readonly shapes: Shape[] = [];
 

@@ -44,9 +44,12 @@ export interface MappedAttributes {
   readonly conventions: readonly OtlpValue[];
   /**
    * Header and native-field attributes, in order: the first of each key on the record, then those of the
-   * resource whose key the record lacks.
+   * resource whose key the record lacks. The first `otherCount` keys and values are theirs (the one-pass
+   * reader fills the same lists record after record).
    */
-  readonly others: readonly (readonly [string, OtlpValue])[];
+  readonly otherKeys: readonly string[];
+  readonly otherValues: readonly OtlpValue[];
+  readonly otherCount: number;
 }
 
 /** One log record as the mapping reads it (map-log-record.ts builds it from an OtlpLogRecord; the one-pass reader reads it directly). */

@@ -91,11 +91,40 @@ interface AttributePart {
   readonly conventions: OtlpValue[];
   /** The conventions met (a bit each, by index): only the first of a repeated key counts. */
   met: number;
-  readonly others: [string, OtlpValue][];
+  readonly otherKeys: string[];
+  readonly otherValues: OtlpValue[];
+  otherCount: number;
+  /** Names this part while it is filled (partSerials), in `keptIn`. */
+  serial: number;
 }
 
+/** Serials of attribute parts: a new one each time a part is (re)filled. */
+const partSerials = { last: 0 };
+
 function emptyPart(): AttributePart {
-  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, others: [] };
+  return { conventions: new Array<OtlpValue>(conventionKeys.length).fill(undefined), met: 0, otherKeys: [], otherValues: [], otherCount: 0, serial: ++partSerials.last | 0 };
+}
+
+/** Empties a part to be filled again (a record's, reused record after record), holding on to no value. */
+function clearPart(part: AttributePart): void {
+  part.conventions.fill(undefined);
+  part.met = 0;
+  part.otherValues.fill(undefined, 0, part.otherCount);
+  part.otherCount = 0;
+  part.serial = ++partSerials.last | 0;
+}
+
+/** Adds a header or native-field attribute to a part. */
+function addOther(part: AttributePart, key: string, value: OtlpValue): void {
+  part.otherKeys[part.otherCount] = key;
+  part.otherValues[part.otherCount] = value;
+  part.otherCount += 1;
+}
+
+/** Marks a singular field of a record read (`seen`: one bit each); a second one is not canonical. */
+function onceMore(seen: number, bit: number): number {
+  if ((seen & bit) !== 0) throw new NotCanonical();
+  return seen | bit;
 }
 
 const noResource: AttributePart = emptyPart();
@@ -124,13 +153,42 @@ function flagsOf(key: string): number {
 const keySlots = 1024;
 const knownKeys: (string | undefined)[] = new Array<string | undefined>(keySlots).fill(undefined);
 const knownFlags = new Uint16Array(keySlots);
-/** The bytes of each known key, compared byte by byte (cheaper than `String#startsWith` on the body's text). */
-const knownBytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(keySlots).fill(undefined);
+/**
+ * The serial of the attribute part that last kept a header or native-field attribute whose key is in each slot:
+ * a part whose serial a key's slot does not hold has kept no attribute of that key (a key always falls in the
+ * same slot), so the part's list need not be searched for it. Equal serials only mean the list is searched.
+ */
+const keptIn = new Int32Array(keySlots);
+/** The bytes of each known key as words (keyWords), compared four bytes at a time. */
+const knownWords: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(keySlots).fill(undefined);
 
-/** Whether `bytes` hold `known` from `start` on (the caller checked that they are long enough). */
-function holdsAt(bytes: Uint8Array, start: number, known: Uint8Array): boolean {
-  for (let i = 0; i < known.length; i++) if (bytes[start + i] !== known[i]) return false;
-  return true;
+/**
+ * A key's bytes as little-endian 32-bit words: each whole four bytes from its start, then, when its length is
+ * no multiple of four, the four bytes that end it (a key shorter than four bytes is one word of its bytes).
+ */
+function keyWords(bytes: Buffer, start: number, length: number): Int32Array {
+  if (length < 4) {
+    let word = 0;
+    for (let i = 0; i < length; i++) word |= (bytes[start + i] as number) << (8 * i);
+    return Int32Array.of(word);
+  }
+  const whole = length >>> 2;
+  const words = new Int32Array(whole + ((length & 3) === 0 ? 0 : 1));
+  for (let w = 0; w < whole; w++) words[w] = bytes.readInt32LE(start + 4 * w);
+  if ((length & 3) !== 0) words[whole] = bytes.readInt32LE(start + length - 4);
+  return words;
+}
+
+/** Whether the `length` bytes at `start` (which lie within the body) are those of a known key, whose `words` are its keyWords. */
+function holdsAt(view: DataView, bytes: Buffer, start: number, length: number, words: Int32Array): boolean {
+  if (length < 4) {
+    let word = 0;
+    for (let i = 0; i < length; i++) word |= (bytes[start + i] as number) << (8 * i);
+    return word === words[0];
+  }
+  const whole = length >>> 2;
+  for (let w = 0; w < whole; w++) if (view.getInt32(start + 4 * w, true) !== words[w]) return false;
+  return (length & 3) === 0 || view.getInt32(start + length - 4, true) === words[whole];
 }
 
 /** The same characters as `key`, as the string V8 keeps for property names. */
@@ -154,6 +212,8 @@ export function readOtlpProtobuf(bytes: Buffer, onRecord: (record: MappedLogReco
 class Walk {
   private readonly reader: protobuf.Reader;
   private readonly bytes: Buffer;
+  /** The body's bytes, to read four at a time. */
+  private readonly view: DataView;
   /** The body as Latin-1 text: an ASCII string of the body is a slice of it, without decoding. */
   private readonly text: string;
   private readonly onRecord: (record: MappedLogRecord, position: number) => void;
@@ -163,18 +223,24 @@ class Walk {
   private hi = 0;
   /** Whether the key-value list read last as a native body had a key of a native event. */
   private nativeKey = false;
-  /** What `key` found of the key it read last (flagsOf). */
+  /** What `key` found of the key it read last (flagsOf), and its slot among the known keys (-1: none). */
   private flags = 0;
+  private slot = -1;
   /** The slot of the key met at each position of a record's attributes, and of a native body, the last time. */
   private readonly attributeGuesses = new Int16Array(128).fill(-1);
   private readonly bodyGuesses = new Int16Array(128).fill(-1);
   /** The members of the native body being read, built into its object at its end (object-shapes.ts). */
   private readonly bodyKeys: string[] = [];
+  /** The items of the arrays being read, by depth (array). */
+  private readonly arrayItems: unknown[][] = [];
+  /** A record's attributes, read into the same part record after record. */
+  private readonly recordPart = emptyPart();
   private readonly bodyValues: unknown[] = [];
 
   constructor(bytes: Buffer, onRecord: (record: MappedLogRecord, position: number) => void) {
     this.bytes = bytes;
     this.reader = protobuf.Reader.create(bytes);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.text = bytes.toString('latin1');
     this.onRecord = onRecord;
   }
@@ -264,16 +330,14 @@ class Walk {
     let observed = 0n;
     let body: OtlpValue;
     let nativeEvent: Record<string, unknown> | undefined;
-    const attributes = emptyPart();
+    // Handed on with the record and read before the next one (the mapping keeps nothing of it).
+    const attributes = this.recordPart;
+    clearPart(attributes);
     let traceId = '';
     let spanId = '';
     let attributeCount = 0;
-    /** Singular fields read, one bit each: a second one is not canonical. */
+    /** Singular fields read, one bit each. */
     let seen = 0;
-    const once = (bit: number) => {
-      if ((seen & bit) !== 0) throw new NotCanonical();
-      seen |= bit;
-    };
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
@@ -281,26 +345,26 @@ class Walk {
           this.attribute(attributes, attributeCount++);
           break;
         case recordBody: {
-          once(1);
+          seen = onceMore(seen, 1);
           const read = this.body();
           if (read instanceof NativeBody) nativeEvent = read.event;
           else body = read;
           break;
         }
         case recordTime:
-          once(2);
+          seen = onceMore(seen, 2);
           time = this.fixed64();
           break;
         case recordObserved:
-          once(4);
+          seen = onceMore(seen, 4);
           observed = this.fixed64();
           break;
         case recordTraceId:
-          once(8);
+          seen = onceMore(seen, 8);
           traceId = this.hex();
           break;
         case recordSpanId:
-          once(16);
+          seen = onceMore(seen, 16);
           spanId = this.hex();
           break;
         case recordSeverityNumber:
@@ -321,16 +385,14 @@ class Walk {
     // The resource's attributes stand in where the record has none of its own.
     const conventions = attributes.conventions;
     for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
-    const others = attributes.others;
-    if (resource.others.length > 0) {
-      const own = others.length;
-      for (const other of resource.others) {
-        let has = false;
-        for (let i = 0; i < own && !has; i++) has = (others[i] as [string, OtlpValue])[0] === other[0];
-        if (!has) others.push(other);
-      }
+    const own = attributes.otherCount;
+    for (let r = 0; r < resource.otherCount; r++) {
+      const key = resource.otherKeys[r] as string;
+      let has = false;
+      for (let i = 0; i < own && !has; i++) has = attributes.otherKeys[i] === key;
+      if (!has) addOther(attributes, key, resource.otherValues[r]);
     }
-    const record: MappedLogRecord = { timeUnixNano: time, observedTimeUnixNano: observed, body, nativeEvent, attributes: { conventions, others }, traceId, spanId };
+    const record: MappedLogRecord = { timeUnixNano: time, observedTimeUnixNano: observed, body, nativeEvent, attributes, traceId, spanId };
     this.onRecord(record, this.records++);
   }
 
@@ -375,6 +437,7 @@ class Walk {
     const end = this.enter();
     let key: string | undefined;
     let flags = 0;
+    let slot = -1;
     let valued = false;
     while (r.pos < end) {
       const tag = r.uint32();
@@ -382,35 +445,38 @@ class Walk {
         if (key !== undefined || valued) throw new NotCanonical();
         key = position >= 0 ? this.key(this.attributeGuesses, position) : this.key();
         flags = this.flags;
+        slot = this.slot;
       } else if (tag === keyValueValue) {
         if (valued) throw new NotCanonical();
         valued = true;
-        if (key !== undefined && this.isFirst(part, key, flags)) this.keep(part, key, flags, this.anyValue(Mode.Value, 0, false) as OtlpValue);
+        if (key !== undefined && this.isFirst(part, key, flags, slot)) this.keep(part, key, flags, slot, this.anyValue(Mode.Value, 0, false) as OtlpValue);
         else this.anyValue(Mode.Skip, 0, false);
       } else {
         this.unknown(tag, keyValueNumbers);
       }
     }
     this.leave(end);
-    if (!valued && key !== undefined && this.isFirst(part, key, flags)) this.keep(part, key, flags, undefined);
+    if (!valued && key !== undefined && this.isFirst(part, key, flags, slot)) this.keep(part, key, flags, slot, undefined);
   }
 
   /** Whether the mapping reads the key, and `part` has none of it yet. */
-  private isFirst(part: AttributePart, key: string, flags: number): boolean {
+  private isFirst(part: AttributePart, key: string, flags: number, slot: number): boolean {
     const convention = (flags >> conventionShift) - 1;
     if (convention >= 0) return (part.met & (1 << convention)) === 0;
     if ((flags & keyOther) === 0) return false;
-    for (const [known] of part.others) if (known === key) return false;
+    if (slot >= 0 && keptIn[slot] !== part.serial) return true;
+    for (let i = 0; i < part.otherCount; i++) if (part.otherKeys[i] === key) return false;
     return true;
   }
 
-  private keep(part: AttributePart, key: string, flags: number, value: OtlpValue): void {
+  private keep(part: AttributePart, key: string, flags: number, slot: number, value: OtlpValue): void {
     const convention = (flags >> conventionShift) - 1;
     if (convention >= 0) {
       part.met |= 1 << convention;
       part.conventions[convention] = value;
     } else {
-      part.others.push([key, value]);
+      if (slot >= 0) keptIn[slot] = part.serial;
+      addOther(part, key, value);
     }
   }
 
@@ -496,19 +562,27 @@ class Walk {
     }
   }
 
+  /** An array value; read (not walked only), it is made at its final length, as `JSON.parse` makes one. */
   private array(mode: Mode, depth: number): unknown {
     const r = this.reader;
     const end = this.enter();
-    const items: unknown[] | undefined = mode === Mode.Skip ? undefined : [];
+    // The items of the arrays being read, one list per depth (arrays nest), reused from array to array.
+    const items = mode === Mode.Skip ? undefined : (this.arrayItems[depth] ??= []);
+    let count = 0;
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === arrayValues) {
-        const item = this.anyValue(mode, depth + 1, false);
-        items?.push(item);
-      } else this.unknown(tag, listNumbers);
+      if (tag !== arrayValues) {
+        this.unknown(tag, listNumbers);
+        continue;
+      }
+      const item = this.anyValue(mode, depth + 1, false);
+      if (items !== undefined) items[count++] = item;
     }
     this.leave(end);
-    return items;
+    if (items === undefined) return undefined;
+    const array = count === 0 ? [] : count === 1 ? [items[0]] : count === 2 ? [items[0], items[1]] : items.slice(0, count);
+    items.fill(undefined, 0, count);
+    return array;
   }
 
   /** A key-value list: a map (the first of a repeated key kept), an object, or walked only; `top`: a native body. */
@@ -573,9 +647,17 @@ class Walk {
     const end = start + length;
     if (end > r.len) throw new NotCanonical();
     r.pos = end;
+    return this.isAscii(start, end) ? this.text.slice(start, end) : this.bytes.toString('utf8', start, end);
+  }
+
+  /** Whether the body's bytes from `start` to `end` are ASCII: four at a time, then the last few one by one. */
+  private isAscii(start: number, end: number): boolean {
+    const view = this.view;
+    let i = start;
+    for (; i + 4 <= end; i += 4) if ((view.getInt32(i, true) & 0x80808080) !== 0) return false;
     const bytes = this.bytes;
-    for (let i = start; i < end; i++) if ((bytes[i] as number) >= 0x80) return bytes.toString('utf8', start, end);
-    return this.text.slice(start, end);
+    for (; i < end; i++) if ((bytes[i] as number) >= 0x80) return false;
+    return true;
   }
 
   /** A key, with its flags in `flags`: from the known keys when its bytes are one of them. */
@@ -588,14 +670,16 @@ class Walk {
     r.pos = end;
     if (length === 0) {
       this.flags = 0;
+      this.slot = -1;
       return '';
     }
     // The key at this position of the list the last time (records repeat their keys in the same order).
     const guessed = guesses !== undefined && position < guesses.length ? (guesses[position] as number) : -1;
     if (guessed >= 0) {
-      const known = knownBytes[guessed];
-      if (known !== undefined && known.length === length && holdsAt(this.bytes, start, known)) {
+      const known = knownWords[guessed];
+      if (known !== undefined && (knownKeys[guessed] as string).length === length && holdsAt(this.view, this.bytes, start, length, known)) {
         this.flags = knownFlags[guessed] as number;
+        this.slot = guessed;
         return knownKeys[guessed] as string;
       }
     }
@@ -605,23 +689,24 @@ class Walk {
     for (let i = end - 1, stop = Math.max(start, end - 12); i >= stop; i--) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
     const slot = (hash ^ (hash >>> 15)) & (keySlots - 1);
     if (guesses !== undefined && position < guesses.length) guesses[position] = slot;
-    const known = knownBytes[slot];
-    if (known !== undefined && known.length === length && holdsAt(bytes, start, known)) {
+    const known = knownWords[slot];
+    if (known !== undefined && (knownKeys[slot] as string).length === length && holdsAt(this.view, bytes, start, length, known)) {
       this.flags = knownFlags[slot] as number;
+      this.slot = slot;
       return knownKeys[slot] as string;
     }
-    for (let i = start; i < end; i++) {
-      if ((bytes[i] as number) >= 0x80) {
-        const key = bytes.toString('utf8', start, end);
-        this.flags = flagsOf(key);
-        return key;
-      }
+    if (!this.isAscii(start, end)) {
+      const key = bytes.toString('utf8', start, end);
+      this.flags = flagsOf(key);
+      this.slot = -1;
+      return key;
     }
     const key = interned(this.text.slice(start, end));
     this.flags = flagsOf(key);
     knownKeys[slot] = key;
-    knownBytes[slot] = Uint8Array.prototype.slice.call(bytes, start, end);
+    knownWords[slot] = keyWords(bytes, start, length);
     knownFlags[slot] = this.flags;
+    this.slot = slot;
     return key;
   }
 

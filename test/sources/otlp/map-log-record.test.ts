@@ -304,4 +304,37 @@ describe('attributes the semantic conventions leave to native fields', () => {
     assert.equal(event.record.EdgeResponseStatus, 304);
     assert.equal(event.record.ClientASN, 3320);
   });
+
+  it('fill, in its place, every field the conventions fill', () => {
+    const conventions: Record<string, Plain> = {
+      'http.request.method': 'POST',
+      'url.scheme': 'https',
+      'url.path': '/cart/add',
+      'url.query': 'id=7',
+      'server.address': 'shop.example.com',
+      'client.address': '198.51.100.7',
+      'client.port': 51234n,
+      'user_agent.original': 'curl/8.5.0',
+      'network.protocol.version': '1.1',
+      'http.response.status_code': 201n,
+      'http.request.body.size': 120n,
+      'http.response.body.size': 3400n,
+      'http.response.size': 3500n,
+      'geo.country.iso_code': 'DE',
+      'http.server.request.duration': 0.25,
+      'http.request.header.referer': ['https://example.com/'],
+      'http.response.header.content-type': ['text/html'],
+    };
+    const made = mapped(record({ attributes: conventions })).event.record;
+    const fields = Object.keys(made).filter((key) => key !== 'RayID');
+    assert.ok(fields.length >= 18, fields.join(', '));
+    for (const field of fields) {
+      const value = made[field];
+      // Another value of the field's type: digits for a timestamp, one more for a number, other text for a string.
+      const other: Plain = field.endsWith('Timestamp') ? BigInt(String(value)) + 1n : typeof value === 'number' ? BigInt(value + 1) : `${String(value)}x`;
+      const { event } = mapped(record({ attributes: { ...conventions, [field]: other } }));
+      assert.deepEqual(Object.keys(event.record), Object.keys(made), field);
+      assert.equal(event.record[field], typeof other === 'bigint' && !field.endsWith('Timestamp') ? Number(other) : String(other), field);
+    }
+  });
 });

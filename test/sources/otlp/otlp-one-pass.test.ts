@@ -305,11 +305,18 @@ function damaged(bytes: Uint8Array, seed: number): Uint8Array {
 
 // ---------------------------------------------------------------------------------------------------------
 
-/** What the decoder gave, without saying how it read the request (which is all that may differ). */
+/** The keys of a value's objects in their order, nested as the objects are (deepEqual compares members, not their order). */
+function keyOrderOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(keyOrderOf);
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return null;
+  return Object.entries(value).map(([key, member]) => [key, keyOrderOf(member)]);
+}
+
+/** What the decoder gave, without saying how it read the request (which is all that may differ): its events' members in their order too. */
 function answerOf(decoded: DecodedRequest): unknown {
   if (!decoded.ok) return decoded;
   const { readBy: _readBy, ...account } = decoded.account;
-  return { events: decoded.events, account };
+  return { events: decoded.events, keyOrder: keyOrderOf(decoded.events.map((event) => event.record)), account };
 }
 
 function decodeBoth(bytes: Uint8Array, route: OtlpRoute): { onePass: DecodedRequest; generated: DecodedRequest } {
@@ -363,6 +370,21 @@ describe('the one-pass OTLP protobuf reader', () => {
       }),
       { numRuns: runs },
     );
+  });
+
+  it('keeps the first of each repeated header among more header names than it has slots for known keys', () => {
+    // 240 header names in one record (under the 500 pairs an event may have), each sent twice: many share a
+    // slot of the known keys (1,024), and a repeated name must still be found however its slot was taken since.
+    const names = Array.from({ length: 240 }, (_, i) => `http.request.header.x-h${i.toString(36)}`);
+    const attributes = [...names, ...names.slice().reverse()].map((key, i) => ({ key, value: { stringValue: `v${i}` } }));
+    const request = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1790000000000000000', attributes: [{ key: 'url.path', value: { stringValue: '/' } }, { key: 'server.address', value: { stringValue: 'www.example.com' } }, ...attributes] }] }] }] };
+    for (const route of routes) {
+      const { onePass, generated } = decodeBoth(encode(request), route);
+      assert.equal(onePass.ok && onePass.account.readBy, 'onePass');
+      assert.deepEqual(answerOf(onePass), answerOf(generated));
+      const headers = onePass.ok ? onePass.events[0]?.rawRequestHeaders : undefined;
+      assert.deepEqual(headers, names.map((key, i) => [key.slice('http.request.header.'.length), `v${i}`]));
+    }
   });
 
   it('reads in one pass what the 0.223 exporters serialize, every kind of attribute value among it', async () => {
