@@ -22,6 +22,8 @@ export interface NodeUnderTest {
   readonly child: ChildProcess;
   /** CPU seconds the process has used so far (user + system). */
   cpuSeconds(): number;
+  /** CPU seconds each of its threads has used so far, by thread id (the main thread's id is the process id). */
+  threadCpuSeconds(): Map<number, number>;
   /** Resident memory in bytes. */
   rssBytes(): number;
   api(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -47,6 +49,24 @@ function readStat(pid: number): { cpu: number; rss: number } {
   } catch {
     return { cpu: NaN, rss: NaN };
   }
+}
+
+function readThreadsCpu(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / ticksPerSecond);
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // The process ended.
+  }
+  return threads;
 }
 
 let built: Promise<void> | undefined;
@@ -117,6 +137,7 @@ export async function startNodeUnderTest(
       const now = readStat(child.pid ?? 0);
       return Number.isNaN(now.cpu) ? last.cpu : now.cpu;
     },
+    threadCpuSeconds: () => readThreadsCpu(child.pid ?? 0),
     rssBytes: () => {
       const now = readStat(child.pid ?? 0);
       return Number.isNaN(now.rss) ? last.rss : now.rss;
