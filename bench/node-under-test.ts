@@ -108,7 +108,9 @@ export async function startNodeUnderTest(
       }
     });
   });
-  child.stdout?.resume();
+  // BENCH_NODE_STDOUT keeps what each node writes (e.g. with BENCH_NODE_ARGS=--trace-gc) in a file of that name.
+  if (process.env.BENCH_NODE_STDOUT !== undefined) child.stdout?.pipe(fs.createWriteStream(`${process.env.BENCH_NODE_STDOUT}.${child.pid ?? 0}`));
+  else child.stdout?.resume();
   const auth = { 'x-auth-email': user.email ?? '', 'x-auth-key': user.api_key ?? '' };
   const api = async (method: string, urlPath: string, body?: unknown) => {
     const res = await fetch(`${url}/client/v4${urlPath}`, {

@@ -27,7 +27,7 @@ function threadShares(pid: number, before: Map<number, number>, after: Map<numbe
 export async function targetRetention(bench: BenchContext): Promise<void> {
   console.log("10. Retention: ingest (1 job, custom fields) with the zone's retention flag on vs off");
   const durationS = Math.max(8, bench.seconds / 3);
-  const measure = async (retain: boolean): Promise<{ readonly rate: number; readonly cpuUs: number; readonly threads: string }> => {
+  const measure = async (retain: boolean): Promise<{ readonly rate: number; readonly cpuUs: number; readonly threads: string; readonly requests: string }> => {
     // Compaction as soon as a hot segment is written (not after the default five minutes), under the default budget:
     // it competes with ingest as early as it can, and the drain below measures the budget, not the waiting.
     const node = await bench.setUp([{ name: 'one', filter: bench.filter }], { LOGEXPORT_RETENTION_FLUSH: '10s', LOGEXPORT_RETENTION_COMPACT_AFTER: '0s' });
@@ -61,7 +61,10 @@ export async function targetRetention(bench: BenchContext): Promise<void> {
         bench.line('backlog drained', `${drainS.toFixed(1)} s after the load (${result.accepted} events; default budget, writer flush 10 s)`);
       }
       await node.stop();
-      return { rate: result.accepted / result.seconds, cpuUs, threads };
+      const sorted = [...result.latencies].sort((a, b) => a - b);
+      const at = (q: number): string => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(0);
+      const requests = `p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, ${result.refused} refused, node ${((cpuUs * result.accepted) / 1e4 / result.seconds).toFixed(0)}% of a core`;
+      return { rate: result.accepted / result.seconds, cpuUs, threads, requests };
     } finally {
       node.dispose();
     }
@@ -75,6 +78,7 @@ export async function targetRetention(bench: BenchContext): Promise<void> {
   bench.line('node CPU per event during the load', `off ${offBefore.cpuUs.toFixed(1)}, ${offAfter.cpuUs.toFixed(1)} µs; on ${on.cpuUs.toFixed(1)} µs`);
   bench.line('  by thread, off (before)', offBefore.threads);
   bench.line('  by thread, on', on.threads);
+  bench.line('requests: off (before), on', `${offBefore.requests}; ${on.requests}`);
   const ratio = on.rate / off;
   bench.verdict('10', ratio >= 0.85, `${ratio.toFixed(2)}× the rate with retention off (target ≥ 0.85×)`);
 }
