@@ -13,7 +13,7 @@ export interface BenchContext {
   /** Starts a node with the benchmark's custom fields and one job per entry (filter as given). */
   setUp(jobs: { name: string; filter: string }[], extraEnv?: Record<string, string>): Promise<NodeUnderTest>;
   /** Ingests as fast as the node accepts for `durationS` seconds; answers the events accepted and the time taken. */
-  load(node: NodeUnderTest, durationS: number): Promise<{ readonly accepted: number; readonly seconds: number }>;
+  load(node: NodeUnderTest, durationS: number): Promise<{ readonly accepted: number; readonly refused: number; readonly seconds: number; readonly latencies: readonly number[] }>;
   /** The 3-condition filter of the benchmark's job. */
   readonly filter: string;
 }

@@ -22,6 +22,8 @@ export interface NodeUnderTest {
   readonly child: ChildProcess;
   /** CPU seconds the process has used so far (user + system). */
   cpuSeconds(): number;
+  /** CPU seconds each of its threads has used so far, by thread id (the main thread's id is the process id). */
+  threadCpuSeconds(): Map<number, number>;
   /** Resident memory in bytes. */
   rssBytes(): number;
   api(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -47,6 +49,24 @@ function readStat(pid: number): { cpu: number; rss: number } {
   } catch {
     return { cpu: NaN, rss: NaN };
   }
+}
+
+function readThreadsCpu(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / ticksPerSecond);
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // The process ended.
+  }
+  return threads;
 }
 
 let built: Promise<void> | undefined;
@@ -88,7 +108,9 @@ export async function startNodeUnderTest(
       }
     });
   });
-  child.stdout?.resume();
+  // BENCH_NODE_STDOUT keeps what each node writes (e.g. with BENCH_NODE_ARGS=--trace-gc) in a file of that name.
+  if (process.env.BENCH_NODE_STDOUT !== undefined) child.stdout?.pipe(fs.createWriteStream(`${process.env.BENCH_NODE_STDOUT}.${child.pid ?? 0}`));
+  else child.stdout?.resume();
   const auth = { 'x-auth-email': user.email ?? '', 'x-auth-key': user.api_key ?? '' };
   const api = async (method: string, urlPath: string, body?: unknown) => {
     const res = await fetch(`${url}/client/v4${urlPath}`, {
@@ -117,6 +139,7 @@ export async function startNodeUnderTest(
       const now = readStat(child.pid ?? 0);
       return Number.isNaN(now.cpu) ? last.cpu : now.cpu;
     },
+    threadCpuSeconds: () => readThreadsCpu(child.pid ?? 0),
     rssBytes: () => {
       const now = readStat(child.pid ?? 0);
       return Number.isNaN(now.rss) ? last.rss : now.rss;

@@ -3,7 +3,8 @@
  * in the same run on the same records, so the ratios hold on a noisy machine. Prints each figure and
  * whether its target holds. Settings: BENCH_SECONDS (load duration, default 30), BENCH_WORKERS
  * (LOGEXPORT_WORKERS of the node under test; unset, the node's default), BENCH_ONLY (comma-separated
- * target numbers), BENCH_NODE_ARGS (Node flags for every node under test, e.g. `--cpu-prof`).
+ * target numbers), BENCH_NODE_ARGS (Node flags for every node under test, e.g. `--cpu-prof`),
+ * BENCH_NODE_STDOUT (keeps each node's standard output in `<value>.<pid>`, e.g. with `--trace-gc`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

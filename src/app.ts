@@ -161,8 +161,11 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       clock,
       log: deferredLog,
       ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
-      // Ingest is saturated when every worker has a request to process: the compaction of retained segments waits.
-      ingestBusy: () => config.workers > 0 && workers.pendingOnWorkers() >= config.workers,
+      // Saturated when every worker has a request to process, working while any request is under way: the compaction of retained segments waits for ingest.
+      ingestLoad: () => {
+        if (config.workers > 0 && workers.pendingOnWorkers() >= config.workers) return 'saturated';
+        return workers.pendingOnWorkers() > 0 || ingestor.requestsInFlight > 0 ? 'working' : 'idle';
+      },
     });
     closers.push(() => retention.stop());
 

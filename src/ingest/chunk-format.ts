@@ -20,7 +20,7 @@
  * other), is still read, so chunks queued by an earlier version are delivered.
  */
 import { deflateTextSync, inflateText, type DeflatedText } from './deflated-text.ts';
-import { unzstd, zstdFrame } from './zstd-frame.ts';
+import { unzstd, zstdFrameView } from './zstd-frame.ts';
 
 /** Kept text at least this long is compressed at ingest; shorter text is compressed by the runner with its neighbours'. */
 export const minDeflatedTextBytes = 128 * 1024;
@@ -74,7 +74,9 @@ const receivedBytes = 8;
 /** Writes a chunk payload, compressing each long enough text at `gzipLevel`. */
 export function encodeChunk(events: number, sections: readonly SectionInput[], gzipLevel: number): Buffer {
   const texts = sections.map((s) => (s.zstd === undefined && s.level !== 0 && s.text.length >= minDeflatedTextBytes ? deflateTextSync(s.text, s.level ?? gzipLevel) : undefined));
-  const frames = sections.map((s) => (s.zstd === undefined ? undefined : zstdFrame(s.text)));
+  // A frame is a view of this thread's room for frames (zstd-frame.ts), so a chunk has one at most: its retained section.
+  if (sections.filter((s) => s.zstd !== undefined).length > 1) throw new Error('a chunk holds one retained section at most');
+  const frames = sections.map((s) => (s.zstd === undefined ? undefined : zstdFrameView(s.text)));
   const dataOf = (s: SectionInput, i: number): number => (frames[i] === undefined ? (texts[i]?.deflated.byteLength ?? s.text.length) : receivedBytes + (frames[i]?.length ?? 0));
   let size = headerBytes + sections.length * sectionHeaderBytes;
   sections.forEach((s, i) => (size += events + 4 * s.recordLengths.length + dataOf(s, i)));

@@ -10,7 +10,8 @@ import { joinUtf8 } from '../core/utf8-bytes.ts';
 import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
-import { captureCustomFields, type CapturePlan } from './capture.ts';
+import { captureCustomFields, type CapturedFields, type CapturePlan } from './capture.ts';
+import type { CapturedMembersWriter } from './captured-members.ts';
 import { encodeChunk, eventStatus, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
 import type { RetainRule } from './retain-rule.ts';
@@ -38,6 +39,8 @@ export interface IngestPlan {
   readonly retain: boolean;
   /** What a Log Explorer dataset keeps (its filter, its fields) when it alone decides; absent: every event whole. */
   readonly retainRule?: RetainRule;
+  /** How the retained copy writes what capture added (compiled from `capture`); absent: as JSON.stringify does. */
+  readonly capturedMembers?: CapturedMembersWriter;
 }
 
 /** The result of processing one request body. */
@@ -70,16 +73,16 @@ class ChunkBuilder {
   private chars = 0;
   readonly chunks: ChunkInput[] = [];
 
-  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retainedAtMs: number | undefined, body: RequestBody | undefined, retainRule?: RetainRule) {
+  constructor(jobs: readonly PreparedJob[], gzipLevel: number, retainedAtMs: number | undefined, body: RequestBody | undefined, retainRule?: RetainRule, capturedMembers?: CapturedMembersWriter) {
     this.jobs = jobs;
     this.gzipLevel = gzipLevel;
-    this.retained = retainedAtMs === undefined ? undefined : new RetainedSection(retainedAtMs, body, retainRule);
+    this.retained = retainedAtMs === undefined ? undefined : new RetainedSection(retainedAtMs, body, retainRule, capturedMembers);
     this.statuses = jobs.map(() => new Uint8Array(chunkMaxEvents));
     this.records = jobs.map(() => []);
   }
 
   /** Adds an event: its record after capture, what capture added, and where its line is in the body (for retention). */
-  add(event: IngestEvent, captured: object | undefined, start: number, end: number): void {
+  add(event: IngestEvent, captured: CapturedFields | undefined, start: number, end: number): void {
     const record = event.record;
     const index = this.events;
     this.retained?.add(record, captured, start, end, event.timestampsAsSent === true);
@@ -120,6 +123,12 @@ class ChunkBuilder {
     this.events = 0;
     this.chars = 0;
   }
+
+  /** Closes the last chunk; the retained section's memory goes back for the next request. */
+  finish(): void {
+    this.close();
+    this.retained?.finish();
+  }
 }
 
 /** What a source's events became: the chunks to queue, and what each live session watching the zone kept. */
@@ -143,7 +152,7 @@ export class EventPreparation {
   /** `receivedMs` is when the events were received: the receive time their retained copy carries. */
   constructor(plan: IngestPlan, body?: RequestBody, receivedMs: number = Date.now()) {
     this.capture = plan.capture;
-    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain ? receivedMs : undefined, body, plan.retainRule) : undefined;
+    this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain ? receivedMs : undefined, body, plan.retainRule, plan.capturedMembers) : undefined;
     this.live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
     this.idle = this.builder === undefined && this.live === undefined;
   }
@@ -161,7 +170,7 @@ export class EventPreparation {
   }
 
   finish(): PreparedEvents {
-    this.builder?.close();
+    this.builder?.finish();
     return { chunks: this.builder?.chunks ?? [], live: this.live?.outputs() ?? [] };
   }
 }

@@ -15,6 +15,7 @@ import type { ChunkInput } from '../queue/queue.ts';
 import type { JobSettings } from '../domain/jobs/job-settings.ts';
 import type { StoredRule } from '../domain/rulesets/stored-rule.ts';
 import { compileCapturePlan } from './capture.ts';
+import { compileCapturedMembers } from './captured-members.ts';
 import { inflateBody } from './inflate-body.ts';
 import { processIngestText, type IngestPlan, type PreparedJob } from './ingest-processor.ts';
 import { compileRetainRule, type RetainSelection } from './retain-rule.ts';
@@ -114,7 +115,16 @@ export function compileIngestPlan(source: PlanSource, datasetId: string): Ingest
     if (compiled.ok) live.push(compiled.value);
   }
   const retainRule = source.retainSelection !== undefined && dataset !== undefined ? compileRetainRule(source.retainSelection, dataset, source.settings.filterLimits) : undefined;
-  return { capture: compileCapturePlan(customFieldRulesOf(source.rules)), jobs, live, gzipLevel: source.settings.gzipLevel, retain: source.retain, ...(retainRule === undefined ? {} : { retainRule }) };
+  const capture = compileCapturePlan(customFieldRulesOf(source.rules));
+  return {
+    capture,
+    jobs,
+    live,
+    gzipLevel: source.settings.gzipLevel,
+    retain: source.retain,
+    ...(retainRule === undefined ? {} : { retainRule }),
+    ...(source.retain ? { capturedMembers: compileCapturedMembers(capture) } : {}),
+  };
 }
 
 /**

@@ -94,6 +94,11 @@ export class Ingestor {
     this.now = now;
   }
 
+  /** Requests (and sources' batches) being ingested now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
   /** Resolves when no request is being ingested (stopping waits for this before the runners drain). */
   idle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();

@@ -9,16 +9,24 @@
  *   nanosecond digits, as edges send them; the parser tells) and the body is ASCII, the line's own bytes are
  *   copied from the request body, with what capture added appended as JSON members. A `JSON.stringify` of
  *   the record and the encoding of its text would cost many microseconds. The raw header arrays the line
- *   also carries are no column of a segment, so readers skip them.
+ *   also carries are no column of a segment, so readers skip them. The captured members are written from
+ *   the zone's capture plan (captured-members.ts).
  * - its **record**: the checked event object (a source's events, or a line that is not canonical), written
  *   as JSON.
  * A line with a key twice is copied too (finding one would cost every line a scan); the retention stage
- * rewrites such a line from the parsed event when it meets it (src/retention/hot-repair.ts). Pure.
+ * rewrites such a line from the parsed event when it meets it (src/retention/hot-repair.ts).
+ *
+ * Each line is written into the section's buffer as its event is added, so nothing of an event outlives
+ * the call (held until the chunk closes, its strings were copied by every young-generation collection and
+ * then promoted, for the old generation's collector to trace), and the buffer is memory kept from one
+ * request to the next (section-buffers.ts). Pure but for that memory.
  */
-import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { EventRecord } from '../domain/datasets/event-record.ts';
+import type { CapturedFields } from './capture.ts';
+import { stringifiedMembersWriter, type CapturedMembersWriter } from './captured-members.ts';
 import { keptFieldsOf, type RetainRule } from './retain-rule.ts';
 import { eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
+import { borrowSectionBuffer, returnSectionBuffer } from './section-buffers.ts';
 
 /** A request body and the text ingest decoded it to; `ascii` says every character is one byte, so the offsets agree. */
 export interface RequestBody {
@@ -32,7 +40,7 @@ export const receivedMember = '_received_ms';
 const comma = 0x2c;
 const closingBrace = 0x7d;
 const newline = 0x0a;
-const empty = new Uint8Array(0);
+const empty = Buffer.alloc(0);
 
 function isSpace(code: number | undefined): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0a;
@@ -44,42 +52,44 @@ export class RetainedSection {
   /** `{"_received_ms":<ms>`: the start of every line. */
   private readonly prefix: Buffer;
   private readonly receivedMs: number;
-  /** Per event: where its line's members start and end in the body (inside the braces), or -1 when it has no line. */
-  private starts: number[] = [];
-  private ends: number[] = [];
-  /**
-   * Per event, one after the other: the JSON members capture added (`"RequestHeaders":{…},…`, or nothing)
-   * for a line, the record's members otherwise. One string, encoded once.
-   */
-  private texts = '';
-  /** Where each event's part of `texts` ends (characters). */
-  private textEnds: number[] = [];
-  /** The events a Log Explorer dataset's filter refused (indexes among every event of the section): no line. */
-  private refused: number[] = [];
-  /** Bytes held so far (characters for texts: about as many). */
-  size = 0;
-
   /** What a Log Explorer dataset keeps, when it alone decides (retain-rule.ts); undefined: every event whole. */
   private readonly rule: RetainRule | undefined;
+  private readonly members: CapturedMembersWriter;
+  /** The lines so far, each ending in a newline, in memory borrowed until `finish`; undefined before the first. */
+  private buffer: Buffer | undefined;
+  private written = 0;
+  /** Per line, its bytes without the newline. */
+  private recordLengths: number[] = [];
+  /** The events a Log Explorer dataset's filter refused (indexes among every event of the section): no line. */
+  private refused: number[] = [];
 
-  /** The events of `body` (when they come as lines), all received at `receivedMs`, kept as `rule` says. */
-  constructor(receivedMs: number, body?: RequestBody, rule?: RetainRule) {
+  /**
+   * The events of `body` (when they come as lines), all received at `receivedMs`, kept as `rule` says;
+   * `members` writes what capture added (the zone's plan compiled, captured-members.ts; any maps by default).
+   */
+  constructor(receivedMs: number, body?: RequestBody, rule?: RetainRule, members: CapturedMembersWriter = stringifiedMembersWriter) {
     this.body = body;
     this.rule = rule;
+    this.members = members;
     this.receivedMs = receivedMs;
     this.prefix = Buffer.from(`{${JSON.stringify(receivedMember)}:${receivedMs}`, 'latin1');
+  }
+
+  /** Bytes of the lines held so far. */
+  get size(): number {
+    return this.written;
   }
 
   /**
    * Adds an event: its line at [start, end) of the body when `asSent` says the line is canonical and the
    * body is ASCII, else its record; `captured` is what capture added to the record (undefined: nothing).
    */
-  add(record: EventRecord, captured: object | undefined, start: number, end: number, asSent: boolean): void {
+  add(record: EventRecord, captured: CapturedFields | undefined, start: number, end: number, asSent: boolean): void {
     const rule = this.rule;
     if (rule !== undefined) {
       if (!rule.predicate(record)) return this.refuse();
       // Only the dataset's fields: written from the record (the line holds them all).
-      if (rule.fields !== undefined) return this.addMembers(-1, -1, JSON.stringify(keptFieldsOf(record, rule.fields)).slice(1, -1));
+      if (rule.fields !== undefined) return this.addRecord(JSON.stringify(keptFieldsOf(record, rule.fields)).slice(1, -1));
     }
     const body = this.body;
     if (body !== undefined && body.ascii && asSent) {
@@ -91,97 +101,104 @@ export class RetainedSection {
         let innerEnd = end - 1;
         while (inner < innerEnd && isSpace(bytes[inner])) inner++;
         while (innerEnd > inner && isSpace(bytes[innerEnd - 1])) innerEnd--;
-        this.addMembers(inner, innerEnd, captured === undefined ? '' : JSON.stringify(captured).slice(1, -1));
+        this.addLine(inner, innerEnd, captured);
         return;
       }
     }
-    this.addMembers(-1, -1, JSON.stringify(record).slice(1, -1));
+    this.addRecord(JSON.stringify(record).slice(1, -1));
   }
 
   /** Counts an event that is not retained (a Log Explorer dataset's filter refused it): it gets no line. */
   private refuse(): void {
-    this.refused.push(this.starts.length + this.refused.length);
+    this.refused.push(this.recordLengths.length + this.refused.length);
   }
 
-  private addMembers(start: number, end: number, members: string): void {
-    this.texts += members;
-    this.starts.push(start);
-    this.ends.push(end);
-    this.textEnds.push(this.texts.length);
-    this.size += this.prefix.length + Math.max(0, end - start) + members.length + 4;
+  /** Writes a line of the body: the prefix, the line's members at [start, end) of the body, then what capture added. */
+  private addLine(start: number, end: number, captured: CapturedFields | undefined): void {
+    const lineBytes = end - start;
+    // At most: the prefix, a comma and the line, a comma and the captured members, the brace and the newline.
+    const buffer = this.room(this.prefix.length + 1 + lineBytes + 1 + (captured === undefined ? 0 : this.members.bound(captured)) + 2);
+    let cursor = this.written;
+    buffer.set(this.prefix, cursor);
+    cursor += this.prefix.length;
+    if (lineBytes > 0) {
+      buffer[cursor++] = comma;
+      buffer.set((this.body?.bytes ?? empty).subarray(start, end), cursor);
+      cursor += lineBytes;
+    }
+    if (captured !== undefined) {
+      const membersAt = cursor + 1;
+      const membersEnd = this.members.write(captured, buffer, membersAt);
+      if (membersEnd > membersAt) {
+        buffer[cursor] = comma;
+        cursor = membersEnd;
+      }
+    }
+    this.endLine(cursor);
   }
 
-  /** The section of the events added since the last `take`: their lines, each ending in a newline. */
+  /** Writes a line of a record: the prefix, then the record's members (JSON without its braces). */
+  private addRecord(members: string): void {
+    const buffer = this.room(this.prefix.length + 1 + 3 * members.length + 2);
+    let cursor = this.written;
+    buffer.set(this.prefix, cursor);
+    cursor += this.prefix.length;
+    if (members.length > 0) {
+      buffer[cursor++] = comma;
+      cursor += buffer.write(members, cursor, 'utf8');
+    }
+    this.endLine(cursor);
+  }
+
+  /** Closes the line being written, which ends before `cursor`. */
+  private endLine(cursor: number): void {
+    const buffer = this.buffer as Buffer;
+    buffer[cursor++] = closingBrace;
+    this.recordLengths.push(cursor - this.written);
+    buffer[cursor++] = newline;
+    this.written = cursor;
+  }
+
+  /** The buffer, with room for `bytes` more. */
+  private room(bytes: number): Buffer {
+    const needed = this.written + bytes;
+    let buffer = this.buffer;
+    if (buffer === undefined) buffer = borrowSectionBuffer(needed);
+    else if (buffer.length < needed) {
+      const larger = borrowSectionBuffer(Math.max(needed, 2 * buffer.length));
+      buffer.copy(larger, 0, 0, this.written);
+      returnSectionBuffer(buffer);
+      buffer = larger;
+    }
+    this.buffer = buffer;
+    return buffer;
+  }
+
+  /**
+   * The section of the events added since the last `take`: their lines, each ending in a newline. The text
+   * is a view of the section's buffer, valid until it adds again (the chunk compresses it at once).
+   */
   take(): SectionInput {
-    const count = this.starts.length;
-    const texts = utf8Bytes(this.texts);
-    // ASCII (the usual case): a character's offset is its byte's; otherwise each part is encoded on its own.
-    const ascii = texts.length === this.texts.length;
-    const source = this.body?.bytes ?? empty;
-    const prefix = this.prefix;
-    const parts: Uint8Array[] = new Array<Uint8Array>(count);
-    const recordLengths: number[] = new Array<number>(count);
-    let total = 0;
-    let textStart = 0;
-    for (let i = 0; i < count; i++) {
-      const lineBytes = (this.ends[i] as number) - (this.starts[i] as number);
-      const textEnd = this.textEnds[i] as number;
-      const part = textEnd === textStart ? empty : ascii ? texts.subarray(textStart, textEnd) : Buffer.from(this.texts.slice(textStart, textEnd), 'utf8');
-      textStart = textEnd;
-      parts[i] = part;
-      // The prefix, each non-empty run of members after a comma, the closing brace; then the newline.
-      const length = prefix.length + (lineBytes > 0 ? lineBytes + 1 : 0) + (part.length > 0 ? part.length + 1 : 0) + 1;
-      recordLengths[i] = length;
-      total += length + 1;
-    }
-    const out = scratchOf(total);
-    let cursor = 0;
-    for (let i = 0; i < count; i++) {
-      const start = this.starts[i] as number;
-      const end = this.ends[i] as number;
-      const part = parts[i] as Uint8Array;
-      out.set(prefix, cursor);
-      cursor += prefix.length;
-      if (end > start) {
-        out[cursor++] = comma;
-        out.set(source.subarray(start, end), cursor);
-        cursor += end - start;
-      }
-      if (part.length > 0) {
-        out[cursor++] = comma;
-        out.set(part, cursor);
-        cursor += part.length;
-      }
-      out[cursor++] = closingBrace;
-      out[cursor++] = newline;
-    }
-    const statuses = new Uint8Array(count + this.refused.length).fill(eventStatus.kept);
+    const statuses = new Uint8Array(this.recordLengths.length + this.refused.length).fill(eventStatus.kept);
     for (const event of this.refused) statuses[event] = eventStatus.filteredOut;
-    this.starts = [];
-    this.ends = [];
-    this.texts = '';
-    this.textEnds = [];
+    const text = this.buffer === undefined ? empty : this.buffer.subarray(0, this.written);
+    const recordLengths = this.recordLengths;
+    this.recordLengths = [];
     this.refused = [];
-    this.size = 0;
-    // The text is a view of the scratch buffer, valid until the next `take`: the chunk compresses it at once.
+    this.written = 0;
     return {
       jobId: retainedSectionId,
       statuses,
       recordLengths,
       delimiterLength: 1,
-      text: out,
+      text,
       zstd: { receivedMs: this.receivedMs },
     };
   }
-}
 
-let scratch = Buffer.allocUnsafeSlow(0);
-
-/**
- * A buffer of `size` bytes reused from one section to the next (on each thread). Copying thousands of
- * records one by one into freshly allocated memory measured ten times slower than into memory in use.
- */
-function scratchOf(size: number): Buffer {
-  if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length));
-  return scratch.subarray(0, size);
+  /** Gives the buffer back once the last events were taken and their text used; the section may fill again after. */
+  finish(): void {
+    if (this.buffer !== undefined) returnSectionBuffer(this.buffer);
+    this.buffer = undefined;
+  }
 }

@@ -6,8 +6,10 @@
  *   its share of one core (`LOGEXPORT_RETENTION_COMPACT_BUDGET`, default 0.25): a compaction that took
  *   1 s at 0.25 is followed by 3 s of rest. A compaction is bounded (~24 MiB of hot segments), so it never
  *   holds the core for long.
- * - **Ingest first.** While ingest is saturated (every ingest worker busy in most of the last two seconds),
- *   no compaction starts; the hot segments wait, readable as they are, and the backlog is in /metrics.
+ * - **Ingest first.** While ingest is saturated, no compaction starts; the hot segments wait, readable as
+ *   they are, and the backlog is in /metrics. Saturated: in most of the last two seconds every ingest worker
+ *   was busy, or ingest was working and the machine had less than the budget's share of a core left idle
+ *   (on a machine shared with other work, ingest runs short of CPU before its workers all look busy).
  * - **When.** A partition's hot segments are compacted together once they hold 16 MiB, once the oldest is
  *   `LOGEXPORT_RETENTION_COMPACT_AFTER` old (5 minutes), or once their hour is over: a few large Parquet
  *   files per hour rather than many small.
@@ -47,13 +49,18 @@ export interface CompactorDeps {
   readonly dataset: Dataset;
   /** The share of one core compaction may use, from 0 (none: this node compacts nothing) to 1. */
   readonly budget: number;
-  /** Whether ingest is busy right now (every worker has a task); sampled ten times a second. */
-  readonly ingestBusy: () => boolean;
+  /** How busy ingest is right now; sampled ten times a second. */
+  readonly ingestLoad: () => IngestLoad;
+  /** Cores of the machine left idle since the previous call (spare-cores.ts); undefined when not known. */
+  readonly spareCores?: () => number | undefined;
   /** Whether other nodes write into the same store (a bucket). */
   readonly shared: boolean;
   /** A hot segment is compacted at the latest this long after it was written (LOGEXPORT_RETENTION_COMPACT_AFTER). */
   readonly compactAfterMs: number;
 }
+
+/** How busy ingest is: every worker has a task (`saturated`), some work is under way (`working`), or none (`idle`). */
+export type IngestLoad = 'saturated' | 'working' | 'idle';
 
 /** A hot segment waiting for compaction. */
 interface HotSegment extends SegmentName {
@@ -105,6 +112,10 @@ const rescanEveryMs = 10 * 60_000;
 const rescanBackMs = 3 * 3_600_000;
 const sampleEveryMs = 100;
 const samplesKept = 20;
+/** The machine's idle time is read every this many samples (reading it costs ~0.2 ms)… */
+const spareEvery = 5;
+/** …and the last this many readings kept (two seconds). */
+const spareKept = 4;
 /** The share of samples with ingest busy above which ingest counts as saturated. */
 const saturatedShare = 0.8;
 
@@ -118,7 +129,10 @@ export class Compactor {
   private readonly deps: CompactorDeps;
   private readonly engine = new SegmentEngine(1, '1GB');
   private readonly hot = new Map<string, HotSegment>();
-  private readonly samples: boolean[] = [];
+  private readonly samples: IngestLoad[] = [];
+  /** Idle cores of the machine, one reading per `spareEvery` samples. */
+  private readonly spare: number[] = [];
+  private ticks = 0;
   private sampler: NodeJS.Timeout | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
@@ -143,8 +157,12 @@ export class Compactor {
   start(): void {
     if (this.deps.budget <= 0) return;
     this.sampler = setInterval(() => {
-      this.samples.push(this.deps.ingestBusy());
+      this.samples.push(this.deps.ingestLoad());
       if (this.samples.length > samplesKept) this.samples.shift();
+      if (this.ticks++ % spareEvery !== 0) return;
+      const spare = this.deps.spareCores?.();
+      if (spare !== undefined) this.spare.push(spare);
+      if (this.spare.length > spareKept) this.spare.shift();
     }, sampleEveryMs);
     this.sampler.unref();
     this.running ??= this.loop().catch((error: unknown) => this.deps.log.error({ err: error }, 'The retention compaction stopped on an unexpected error.'));
@@ -163,10 +181,22 @@ export class Compactor {
     for (const key of this.hot.keys()) if (key.startsWith(prefix)) this.hot.delete(key);
   }
 
-  /** Whether ingest was busy in most of the last two seconds. */
+  /**
+   * Whether ingest was saturated in most of the last two seconds: every worker busy, or working while the
+   * machine left less than the budget's share of a core idle.
+   */
   saturated(): boolean {
-    if (this.samples.length < samplesKept / 2) return false;
-    return this.samples.filter(Boolean).length >= saturatedShare * this.samples.length;
+    const samples = this.samples;
+    if (samples.length < samplesKept / 2) return false;
+    let saturated = 0;
+    let working = 0;
+    for (const load of samples) {
+      if (load === 'saturated') saturated += 1;
+      if (load !== 'idle') working += 1;
+    }
+    if (saturated >= saturatedShare * samples.length) return true;
+    if (working < saturatedShare * samples.length || this.spare.length === 0) return false;
+    return this.spare.reduce((sum, cores) => sum + cores, 0) / this.spare.length < this.deps.budget;
   }
 
   status(): CompactionStatus {

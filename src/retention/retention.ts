@@ -14,13 +14,14 @@ import type { EventQueue } from '../queue/queue.ts';
 import type { Store } from '../store/store.ts';
 import type { DestinationDeps } from '../destinations/create-destination.ts';
 import { httpRequests } from '../domain/datasets/http-requests.ts';
-import { Compactor, type CompactionStatus } from './compactor.ts';
+import { Compactor, type CompactionStatus, type IngestLoad } from './compactor.ts';
 import { openSegmentStore } from './open-segment-store.ts';
 import { Replays } from './replay-runner.ts';
 import type { RetainedSource } from './retained-reader.ts';
 import { expireSegments } from './retention-expiry.ts';
 import { RetentionWriter, retentionConsumer, retentionStreamOf } from './retention-writer.ts';
 import { SegmentEngine } from './segment-engine.ts';
+import { SpareCores } from './spare-cores.ts';
 import type { SegmentStore } from './segment-store.ts';
 
 /** What the retention stage needs from the node. */
@@ -36,8 +37,8 @@ export interface RetentionDeps {
   readonly log: Logger;
   /** How often expired segments are looked for (tests shorten it). */
   readonly expiryEveryMs?: number;
-  /** Whether ingest is busy right now (every ingest worker has a task): the compaction waits while it mostly is. */
-  readonly ingestBusy?: () => boolean;
+  /** How busy ingest is right now: the compaction waits while it is mostly saturated (compactor.ts). */
+  readonly ingestLoad?: () => IngestLoad;
 }
 
 /** Events written into segments on this node, per zone (for /metrics). */
@@ -66,6 +67,7 @@ export class Retention implements RetainedSource {
     this.segments = opened.store;
     this.workDir = opened.workDir;
     this.retentionMs = deps.config.retentionDays * 86_400_000;
+    const spareCores = new SpareCores();
     this.compactor = new Compactor({
       segments: this.segments,
       workDir: this.workDir,
@@ -73,7 +75,8 @@ export class Retention implements RetainedSource {
       log: deps.log,
       dataset: httpRequests,
       budget: deps.config.retentionCompactBudget,
-      ingestBusy: deps.ingestBusy ?? (() => false),
+      ingestLoad: deps.ingestLoad ?? (() => 'idle'),
+      spareCores: () => spareCores.sample(),
       shared: deps.config.retentionStorage.kind === 's3',
       compactAfterMs: deps.config.retentionCompactAfterMs,
     });

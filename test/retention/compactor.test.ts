@@ -122,7 +122,7 @@ describe('the compaction', () => {
   it('starts nothing while ingest is saturated, and catches up once it is not', async () => {
     const { root, segments, source } = setUp();
     let busy = true;
-    const compactor = testCompactor(segments, source.workDir, { busy: () => busy });
+    const compactor = testCompactor(segments, source.workDir, { load: () => (busy ? 'saturated' : 'idle') });
     compactor.start();
     try {
       // Ingest has been busy in every sample the compaction took.
@@ -134,6 +134,26 @@ describe('the compaction', () => {
       assert.equal(compactor.backlog().hotSegments, 1);
       assert.equal(compactor.backlog().oldestReceivedMs, hotAt);
       busy = false;
+      while (compactor.compactions === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(compactor.backlog().hotSegments, 0);
+    } finally {
+      await compactor.stop();
+    }
+  });
+
+  it('starts nothing while ingest works and the machine has less than its budget idle, and catches up once it has more', async () => {
+    const { root, segments, source } = setUp();
+    // Ingest's workers never all look busy (a machine shared with other work starves them instead), but no core is idle.
+    let spare = 0;
+    const compactor = testCompactor(segments, source.workDir, { load: () => 'working', spareCores: () => spare });
+    compactor.start();
+    try {
+      while (!compactor.saturated()) await new Promise((resolve) => setTimeout(resolve, 50));
+      await putHotSegment(segments, root, zone, 'a', rayLines('a', 0, 10));
+      compactor.added({ zoneId: zone, key: (await segments.list(`${zone}/`))[0]?.key ?? '', bytes: 100, events: 10 });
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(compactor.compactions, 0);
+      spare = 2;
       while (compactor.compactions === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(compactor.backlog().hotSegments, 0);
     } finally {

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../../../src/core/clock.ts';
 import type { Logger } from '../../../src/core/logger.ts';
 import { httpRequests } from '../../../src/domain/datasets/http-requests.ts';
 import { zstdFrame } from '../../../src/ingest/zstd-frame.ts';
-import { Compactor } from '../../../src/retention/compactor.ts';
+import { Compactor, type IngestLoad } from '../../../src/retention/compactor.ts';
 import { readRetained } from '../../../src/retention/retained-reader.ts';
 import type { SegmentEngine } from '../../../src/retention/segment-engine.ts';
 import { hotSegmentKey } from '../../../src/retention/segment-names.ts';
@@ -56,7 +56,11 @@ export function recordingLogger(): Logger & { readonly lines: { level: string; m
 }
 
 /** A compactor over the store that compacts as soon as asked: full budget, ingest idle unless `busy` says otherwise. */
-export function testCompactor(segments: SegmentStore, workDir: string, options: { readonly busy?: () => boolean; readonly log?: Logger; readonly clock?: Clock; readonly compactAfterMs?: number } = {}): Compactor {
+export function testCompactor(
+  segments: SegmentStore,
+  workDir: string,
+  options: { readonly load?: () => IngestLoad; readonly spareCores?: () => number | undefined; readonly log?: Logger; readonly clock?: Clock; readonly compactAfterMs?: number } = {},
+): Compactor {
   return new Compactor({
     segments,
     workDir,
@@ -64,7 +68,8 @@ export function testCompactor(segments: SegmentStore, workDir: string, options: 
     log: options.log ?? recordingLogger(),
     dataset: httpRequests,
     budget: 1,
-    ingestBusy: options.busy ?? (() => false),
+    ingestLoad: options.load ?? (() => 'idle'),
+    ...(options.spareCores === undefined ? {} : { spareCores: options.spareCores }),
     shared: false,
     compactAfterMs: options.compactAfterMs ?? 0,
   });

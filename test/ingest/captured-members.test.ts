@@ -1,0 +1,82 @@
+/**
+ * The captured maps as a retained line's JSON members, written from the zone's plan: byte for byte what
+ * JSON.stringify writes for them, whatever the names and values (quotes, control characters, non-ASCII,
+ * lone surrogates, names an object lists first), and within the room `bound` promises.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { captureCustomFields, compileCapturePlan } from '../../src/ingest/capture.ts';
+import { compileCapturedMembers, stringifiedMembers } from '../../src/ingest/captured-members.ts';
+
+const token = fc.stringMatching(/^[a-z0-9!#$%&'*+.^_`|~-]{1,12}$/);
+const value = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', 'a"b', 'c\\d', 'e\u0000f\u001f', '\ud800x', 'ü€😀', '\u007f'));
+
+/** Captures `values` (header name → value) with a plan of those names, then writes the members into a buffer of exactly `bound` bytes. */
+function written(request: readonly string[], response: readonly string[], cookies: readonly string[], values: Readonly<Record<string, string>>) {
+  const plan = compileCapturePlan([
+    { enabled: true, action_parameters: { request_fields: request.map((name) => ({ name })), response_fields: response.map((name) => ({ name })), cookie_fields: cookies.map((name) => ({ name })) } },
+  ]);
+  const cookieHeader = cookies.map((name) => `${name}=${(values[`cookie:${name}`] ?? '').replace(/[;\s]/g, '')}`).join('; ');
+  const captured = captureCustomFields(
+    plan,
+    [...request.map((name) => [name, values[name] ?? ''] as const), ...(cookies.length > 0 ? [['cookie', cookieHeader] as const] : [])],
+    response.map((name) => [name, values[`response:${name}`] ?? ''] as const),
+  );
+  const writer = compileCapturedMembers(plan);
+  const bound = writer.bound(captured);
+  const into = Buffer.alloc(bound + 8, 0xff);
+  const end = writer.write(captured, into, 4);
+  assert.ok(end - 4 <= bound, `wrote ${end - 4} bytes, bound ${bound}`);
+  assert.ok(into.subarray(end).every((b) => b === 0xff), 'nothing is written past the end it answers');
+  return { text: into.subarray(4, end).toString('utf8'), expected: stringifiedMembers(captured) };
+}
+
+describe('captured members', () => {
+  it("writes the benchmark's fields as JSON.stringify does", () => {
+    const { text, expected } = written(['x-forwarded-for', 'user-agent'], ['server'], ['session'], {
+      'x-forwarded-for': '198.51.100.7',
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)',
+      'response:server': 'nginx',
+      'cookie:session': '61781392',
+    });
+    assert.equal(text, expected);
+    assert.equal(text, '"RequestHeaders":{"x-forwarded-for":"198.51.100.7","user-agent":"Mozilla/5.0 (X11; Linux x86_64)"},"ResponseHeaders":{"server":"nginx"},"Cookies":{"session":"61781392"}');
+  });
+
+  it('writes an empty value as one, and nothing when capture found nothing', () => {
+    assert.deepEqual(written(['x-a'], [], [], {}), { text: '"RequestHeaders":{"x-a":""}', expected: '"RequestHeaders":{"x-a":""}' });
+    const plan = compileCapturePlan([{ enabled: true, action_parameters: { request_fields: [{ name: 'x-a' }] } }]);
+    const into = Buffer.alloc(4);
+    assert.equal(compileCapturedMembers(plan).write(captureCustomFields(plan, [], []), into, 2), 2);
+  });
+
+  it('escapes what JSON escapes and keeps the rest, as JSON.stringify does', () => {
+    const { text, expected } = written(['x-a', 'x-b', 'x-c', 'x-d'], [], [], { 'x-a': 'a"b\\c', 'x-b': 'tab\there\u0001', 'x-c': 'ü€😀\u007f', 'x-d': 'lone \udc00' });
+    assert.equal(text, expected);
+  });
+
+  it('keeps the order JSON.stringify has when a name is an array index', () => {
+    const { text, expected } = written(['x-a', '7'], [], ['b', '1'], { 'x-a': 'a', '7': 'seven', 'cookie:b': 'B', 'cookie:1': 'one' });
+    assert.equal(text, expected);
+    assert.ok(text.startsWith('"RequestHeaders":{"7":"seven","x-a":"a"}'), text);
+  });
+
+  it('equals JSON.stringify for any names and values', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(token, { maxLength: 4 }),
+        fc.uniqueArray(token, { maxLength: 3 }),
+        fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_]{1,8}$/), { maxLength: 3 }),
+        fc.array(value, { minLength: 10, maxLength: 10 }),
+        (request, response, cookies, values) => {
+          const byName: Record<string, string> = {};
+          [...request, ...response.map((n) => `response:${n}`), ...cookies.map((n) => `cookie:${n}`)].forEach((name, i) => (byName[name] = values[i % values.length] ?? ''));
+          const { text, expected } = written(request, response, cookies, byName);
+          assert.equal(text, expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
