@@ -56,6 +56,16 @@ describe('captured members', () => {
     assert.equal(text, expected);
   });
 
+  it('writes a header or cookie called __proto__ as any other', () => {
+    const values = Object.create(null) as Record<string, string>;
+    Object.assign(values, { 'x-a': 'a' });
+    Object.defineProperty(values, '__proto__', { value: 'p', enumerable: true });
+    Object.defineProperty(values, 'cookie:__proto__', { value: 'c', enumerable: true });
+    const { text, expected } = written(['__proto__', 'x-a'], [], ['__proto__'], values);
+    assert.equal(text, expected);
+    assert.equal(text, '"RequestHeaders":{"__proto__":"p","x-a":"a"},"Cookies":{"__proto__":"c"}');
+  });
+
   it('keeps the order JSON.stringify has when a name is an array index', () => {
     const { text, expected } = written(['x-a', '7'], [], ['b', '1'], { 'x-a': 'a', '7': 'seven', 'cookie:b': 'B', 'cookie:1': 'one' });
     assert.equal(text, expected);
@@ -70,7 +80,8 @@ describe('captured members', () => {
         fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_]{1,8}$/), { maxLength: 3 }),
         fc.array(value, { minLength: 10, maxLength: 10 }),
         (request, response, cookies, values) => {
-          const byName: Record<string, string> = {};
+          // No prototype: a header may be called __proto__ (a token), and must read back as a string.
+          const byName = Object.create(null) as Record<string, string>;
           [...request, ...response.map((n) => `response:${n}`), ...cookies.map((n) => `cookie:${n}`)].forEach((name, i) => (byName[name] = values[i % values.length] ?? ''));
           const { text, expected } = written(request, response, cookies, byName);
           assert.equal(text, expected);
