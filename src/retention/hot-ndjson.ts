@@ -66,6 +66,9 @@ export async function* readHotNdjson(handle: FileHandle, projection: LineProject
         out = Buffer.allocUnsafe(Math.max(outBytes, need));
         from = 0;
         at = 0;
+        // Handed to the response as it is, not joined with the next (the piece stays valid meanwhile).
+        const taken = answer.take();
+        if (taken !== undefined) yield taken;
       }
       const written = runs >= maxRefusedRuns ? refusedLine : projection.project(piece, start, end, out, at);
       if (written === refusedLine) {

@@ -106,6 +106,8 @@ export class LineProjection {
   private readonly onlyRay: Uint8Array | undefined;
   private readonly wantRay: boolean;
   private readonly shapes = new Map<string, Shape>();
+  /** The bytes of an output line beyond its values' text: names, punctuation, nulls. */
+  private readonly namesBytes: number;
   private shape: Shape | undefined;
 
   // Per line: each member's key span and value span (quotes of a timestamp string left out).
@@ -137,6 +139,7 @@ export class LineProjection {
     this.onlyRay = only === undefined ? undefined : Buffer.from(JSON.stringify(only), 'utf8');
     this.wantRay = wantRay || only !== undefined;
     this.filledAt = new Int32Array(fields.length).fill(-1);
+    this.namesBytes = fields.reduce((sum, field) => sum + field.name.length + 8, 2);
     for (const field of dataset.fields) this.meaningOf.set(JSON.stringify(field.name), { slot: -1, kind: kind.other, ray: field.name === 'RayID' });
     fields.forEach((field, slot) => this.meaningOf.set(JSON.stringify(field.name), { slot, kind: kindOf(field.type), ray: field.name === 'RayID' }));
     this.meaningOf.set(JSON.stringify(receivedColumn), { slot: -1, kind: kind.received, ray: false });
@@ -174,9 +177,7 @@ export class LineProjection {
 
   /** The most bytes the output line of a line of `length` bytes may take. */
   maxOutputBytes(length: number): number {
-    let names = 2;
-    for (const field of this.fields) names += field.name.length + 8;
-    return names + length;
+    return this.namesBytes + length;
   }
 
   private scan(text: Buffer, start: number, end: number): Projected {
@@ -337,7 +338,8 @@ export class LineProjection {
   /** The shape of the current line's `m` members (cached by their keys). */
   private shapeOf(text: Uint8Array, m: number): Shape {
     const keys: Uint8Array[] = [];
-    for (let k = 0; k < m; k++) keys.push(text.slice(this.keyStarts[k], this.keyEnds[k]));
+    // Copies: the text's memory is reused for the next lines.
+    for (let k = 0; k < m; k++) keys.push(Uint8Array.prototype.slice.call(text, this.keyStarts[k], this.keyEnds[k]));
     const signature = keys.map((k) => latin1(k, 0, k.length)).join(',');
     const known = this.shapes.get(signature);
     if (known !== undefined) return known;
