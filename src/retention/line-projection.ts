@@ -72,7 +72,17 @@ function isSpace(c: number): boolean {
 }
 
 const maxIntDigits = 15;
-const int64Max = '9223372036854775807';
+const int64Max = Buffer.from('9223372036854775807', 'latin1');
+
+/** Whether the 19 digits at `i` are at most 2^63 - 1. */
+function atMostInt64Max(text: Uint8Array, i: number): boolean {
+  for (let k = 0; k < int64Max.length; k++) {
+    const d = text[i + k] as number;
+    const m = int64Max[k] as number;
+    if (d !== m) return d < m;
+  }
+  return true;
+}
 
 /** What a member's key means: the output slot it fills (-1: none) and how its value is checked. */
 interface KeyMeaning {
@@ -89,11 +99,14 @@ interface KeyMeaning {
 interface Shape {
   /** The key bytes of each member (with quotes), as the line that made the shape wrote them. */
   readonly keys: readonly Uint8Array[];
+  /** Each key's bytes as little-endian 32-bit words (`keyWords`), to compare four bytes at a time. */
+  readonly words: readonly Int32Array[];
   readonly meanings: readonly KeyMeaning[];
   /** Member indexes in output order (only the members that fill a slot). */
   readonly order: Int32Array;
   /** `order.length + 1` constant texts: before each value in output order, and the end of the line. */
   readonly constants: readonly Uint8Array[];
+  readonly constantViews: readonly DataView[];
 }
 
 /** A compiled projection onto the asked-for fields. */
@@ -120,10 +133,13 @@ export class LineProjection {
   private rayStart = -1;
   private rayEnd = -1;
   private text: Buffer = Buffer.alloc(0);
+  private view: DataView = new DataView(new ArrayBuffer(0));
+  private out: Uint8Array = new Uint8Array(0);
+  private outView: DataView = new DataView(new ArrayBuffer(0));
   /** Where the next backslash of the text is at or after the current line's start (the text's length when none). */
   private nextBackslash = -1;
-  /** Whether the current line holds no backslash. */
-  private plain = true;
+  /** The text's bytes when the current line holds no backslash (undefined when it does). */
+  private plain: DataView | undefined;
   /** The slot each output field was last filled at (line number), to find a key written twice. */
   private readonly filledAt: Int32Array;
   private line = 0;
@@ -160,6 +176,7 @@ export class LineProjection {
   project(text: Buffer, start: number, end: number, out: Uint8Array, at: number): number {
     if (text !== this.text) {
       this.text = text;
+      this.view = new DataView(text.buffer, text.byteOffset, text.byteLength);
       this.nextBackslash = -1;
     }
     // Strings of a line without a backslash end at their next quote, which the native search finds.
@@ -167,7 +184,7 @@ export class LineProjection {
       const found = text.indexOf(backslash, start);
       this.nextBackslash = found < 0 ? text.length : found;
     }
-    this.plain = this.nextBackslash >= end;
+    this.plain = this.nextBackslash >= end ? this.view : undefined;
     this.line++;
     this.rayStart = -1;
     const result = this.scan(text, start, end);
@@ -218,11 +235,9 @@ export class LineProjection {
       let meaning: KeyMeaning | undefined;
       if (predicted && shape !== undefined && m < shape.keys.length) {
         const expected = shape.keys[m] as Uint8Array;
-        let k = 0;
-        while (k < expected.length && text[i + k] === expected[k]) k++;
-        if (k === expected.length) {
+        if (keyAt(this.view, text, i, expected, shape.words[m] as Int32Array)) {
           meaning = shape.meanings[m] as KeyMeaning;
-          i += k;
+          i += expected.length;
         }
       }
       if (meaning === undefined) {
@@ -267,7 +282,7 @@ export class LineProjection {
       if (meaning.kind === kind.received) return projected.refused;
       if (meaning.ray) {
         // A RayID is compared and hashed as its text: one with an escape is DuckDB's to decode.
-        if (this.wantRay && !this.plain && text[valueStart] === quote && hasByte(text, valueStart, i, backslash)) return projected.refused;
+        if (this.wantRay && this.plain === undefined && text[valueStart] === quote && hasByte(text, valueStart, i, backslash)) return projected.refused;
         this.rayStart = valueStart;
         this.rayEnd = i;
       }
@@ -362,7 +377,8 @@ export class LineProjection {
       }
     });
     constants.push(Buffer.from(`${this.fields.length === 0 ? '{' : constant}}\n`, 'latin1'));
-    const shape: Shape = { keys, meanings, order: Int32Array.from(order), constants };
+    const constantViews = constants.map((c) => new DataView(c.buffer, c.byteOffset, c.byteLength));
+    const shape: Shape = { keys, words: keys.map(keyWords), meanings, order: Int32Array.from(order), constants, constantViews };
     // Events of one source share a few shapes; a bound keeps a stream of odd ones from growing the cache.
     if (this.shapes.size >= maxShapes) this.shapes.clear();
     this.shapes.set(signature, shape);
@@ -371,28 +387,29 @@ export class LineProjection {
 
   /** Writes the current line's output at `at` of `out`; answers where it ends. */
   private write(text: Uint8Array, out: Uint8Array, at: number): number {
+    if (out !== this.out) {
+      this.out = out;
+      this.outView = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    }
+    const outView = this.outView;
+    const view = this.view;
     const shape = this.shape as Shape;
     const order = shape.order;
     const constants = shape.constants;
+    const constantViews = shape.constantViews;
     const starts = this.valueStarts;
     const ends = this.valueEnds;
     let o = at;
     for (let k = 0; k < order.length; k++) {
       const constant = constants[k] as Uint8Array;
-      out.set(constant, o);
-      o += constant.length;
+      o = copy(constantViews[k] as DataView, constant, 0, constant.length, outView, out, o);
       const member = order[k] as number;
-      const from = starts[member] as number;
-      const to = ends[member] as number;
-      if (to - from > 32) {
-        out.set(text.subarray(from, to), o);
-        o += to - from;
-      } else for (let b = from; b < to; b++) out[o++] = text[b] as number;
+      o = copy(view, text, starts[member] as number, ends[member] as number, outView, out, o);
     }
     const last = constants[order.length] as Uint8Array;
-    out.set(last, o);
-    return o + last.length;
+    return copy(constantViews[order.length] as DataView, last, 0, last.length, outView, out, o);
   }
+
 }
 
 const maxShapes = 64;
@@ -404,6 +421,41 @@ const falseBytes = Buffer.from('false', 'latin1');
 
 function latin1(text: Uint8Array, start: number, end: number): string {
   return Buffer.from(text.buffer, text.byteOffset + start, end - start).toString('latin1');
+}
+
+/**
+ * Copies [from, to) of `source` (`sourceView` its bytes) to `out` at `o`; answers where the copy ends. Short
+ * texts — most values and the names between them — go four bytes at a time: a native copy costs more than them.
+ */
+function copy(sourceView: DataView, source: Uint8Array, from: number, to: number, outView: DataView, out: Uint8Array, o: number): number {
+  if (to - from > 64) {
+    out.set(source.subarray(from, to), o);
+    return o + to - from;
+  }
+  for (; from + 4 <= to; from += 4, o += 4) outView.setInt32(o, sourceView.getInt32(from, true), true);
+  while (from < to) out[o++] = source[from++] as number;
+  return o;
+}
+
+/** A key's bytes as little-endian 32-bit words: at 0, 4, 8, … and, when the length is no multiple of 4, at the last four bytes. */
+function keyWords(key: Uint8Array): Int32Array {
+  const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
+  const words: number[] = [];
+  let k = 0;
+  for (; k + 4 <= key.length; k += 4) words.push(view.getInt32(k, true));
+  if (k < key.length && key.length >= 4) words.push(view.getInt32(key.length - 4, true));
+  return Int32Array.from(words);
+}
+
+/** Whether `key` is at `i` of the text (`view` its bytes), compared four bytes at a time. */
+function keyAt(view: DataView, text: Uint8Array, i: number, key: Uint8Array, words: Int32Array): boolean {
+  const length = key.length;
+  if (i + length > text.length) return false;
+  if (length < 4) return sameBytes(text, i, key);
+  let w = 0;
+  let k = 0;
+  for (; k + 4 <= length; k += 4) if (view.getInt32(i + k, true) !== words[w++]) return false;
+  return k === length || view.getInt32(i + length - 4, true) === words[w];
 }
 
 function isAscii(bytes: Uint8Array): boolean {
@@ -436,17 +488,19 @@ function scanDigits(text: Buffer, i: number, end: number): number {
 
 /**
  * The end of a string at `i` whose escapes are all ones JSON.stringify writes (any escape when `anyEscape`),
- * else -1. `plain` says the line holds no backslash at all.
+ * else -1. `plain` is the line's bytes when it holds no backslash at all: its strings end at the next quote,
+ * looked for four bytes at a time.
  */
-function scanString(text: Buffer, i: number, end: number, anyEscape: boolean, plain: boolean): number {
+function scanString(text: Buffer, i: number, end: number, anyEscape: boolean, plain: DataView | undefined): number {
   let j = i + 1;
-  if (plain) {
-    // Most strings are short: a loop; a long one is left to the native search.
-    const stop = j + 24 < end ? j + 24 : end;
-    for (; j < stop; j++) if (text[j] === quote) return j + 1;
-    if (j >= end) return -1;
-    const close = text.indexOf(quote, j);
-    return close < 0 || close >= end ? -1 : close + 1;
+  if (plain !== undefined) {
+    for (; j + 4 <= end; j += 4) {
+      // A zero byte in the word XOR four quotes: a quote among the four bytes.
+      const x = plain.getInt32(j, true) ^ 0x22222222;
+      if (((x - 0x01010101) & ~x & 0x80808080) !== 0) break;
+    }
+    for (; j < end; j++) if (text[j] === quote) return j + 1;
+    return -1;
   }
   for (; j < end; j++) {
     const c = text[j] as number;
@@ -492,13 +546,13 @@ function scanTimestamp(text: Buffer, i: number, end: number): number {
   const stop = scanDigits(text, i, end);
   const digits = stop - i;
   if (digits === 0 || (digits > 1 && text[i] === zero) || digits > int64Max.length) return -1;
-  if (digits === int64Max.length && latin1(text, i, stop) > int64Max) return -1;
+  if (digits === int64Max.length && !atMostInt64Max(text, i)) return -1;
   const next = text[stop];
   return next === dot || next === 0x65 || next === 0x45 ? -1 : stop;
 }
 
 /** The end of `[]` or of strings (ints when `ints`) in brackets without spaces, else -1. */
-function scanList(text: Buffer, i: number, end: number, ints: boolean, plain: boolean): number {
+function scanList(text: Buffer, i: number, end: number, ints: boolean, plain: DataView | undefined): number {
   if (text[i] !== openBracket) return -1;
   i++;
   if (text[i] === closeBracket) return i + 1;
@@ -519,7 +573,7 @@ let objectKeys = new Int32Array(64);
  * The end of `{}` or of string members in braces without spaces, keys distinct and none an array index
  * (JSON.parse would list those first), else -1.
  */
-function scanObject(text: Buffer, i: number, end: number, plain: boolean): number {
+function scanObject(text: Buffer, i: number, end: number, plain: DataView | undefined): number {
   if (text[i] !== openBrace) return -1;
   i++;
   if (text[i] === closeBrace) return i + 1;
@@ -564,7 +618,7 @@ function sameSpan(text: Uint8Array, aStart: number, aEnd: number, bStart: number
 }
 
 /** The end of any JSON value at `i` (a member no output field takes), else -1. */
-function skipValue(text: Buffer, i: number, end: number, plain: boolean): number {
+function skipValue(text: Buffer, i: number, end: number, plain: DataView | undefined): number {
   const c = text[i];
   if (c === quote) return scanString(text, i, end, true, plain);
   if (c !== openBrace && c !== openBracket) {
