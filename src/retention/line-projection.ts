@@ -402,12 +402,21 @@ export class LineProjection {
     let o = at;
     for (let k = 0; k < order.length; k++) {
       const constant = constants[k] as Uint8Array;
-      o = copy(constantViews[k] as DataView, constant, 0, constant.length, outView, out, o);
+      if (constant.length > 64) {
+        out.set(constant, o);
+        o += constant.length;
+      } else o = copyWords(constantViews[k] as DataView, constant, 0, constant.length, outView, out, o);
       const member = order[k] as number;
-      o = copy(view, text, starts[member] as number, ends[member] as number, outView, out, o);
+      const from = starts[member] as number;
+      const to = ends[member] as number;
+      if (to - from > 256) {
+        out.set(text.subarray(from, to), o);
+        o += to - from;
+      } else o = copyWords(view, text, from, to, outView, out, o);
     }
     const last = constants[order.length] as Uint8Array;
-    return copy(constantViews[order.length] as DataView, last, 0, last.length, outView, out, o);
+    out.set(last, o);
+    return o + last.length;
   }
 
 }
@@ -424,14 +433,11 @@ function latin1(text: Uint8Array, start: number, end: number): string {
 }
 
 /**
- * Copies [from, to) of `source` (`sourceView` its bytes) to `out` at `o`; answers where the copy ends. Short
- * texts — most values and the names between them — go four bytes at a time: a native copy costs more than them.
+ * Copies [from, to) of `source` (`sourceView` its bytes) to `out` at `o`, four bytes at a time; answers where
+ * the copy ends. For short texts — most values and the names between them — a native copy costs more (and
+ * a view of the source to copy from, more again).
  */
-function copy(sourceView: DataView, source: Uint8Array, from: number, to: number, outView: DataView, out: Uint8Array, o: number): number {
-  if (to - from > 64) {
-    out.set(source.subarray(from, to), o);
-    return o + to - from;
-  }
+function copyWords(sourceView: DataView, source: Uint8Array, from: number, to: number, outView: DataView, out: Uint8Array, o: number): number {
   for (; from + 4 <= to; from += 4, o += 4) outView.setInt32(o, sourceView.getInt32(from, true), true);
   while (from < to) out[o++] = source[from++] as number;
   return o;
