@@ -60,6 +60,11 @@ export async function* readHotNdjson(handle: FileHandle, projection: LineProject
     let start = 0;
     while (start < piece.length && !answer.done) {
       const end = piece.indexOf(newline, start);
+      // An empty line holds no event (DuckDB skips it too).
+      if (end === start) {
+        start = end + 1;
+        continue;
+      }
       const need = projection.maxOutputBytes(end - start);
       if (out.length - at < need) {
         handOut();
