@@ -128,7 +128,6 @@ export class LineProjection {
   private keyEnds: Int32Array = new Int32Array(256);
   private valueStarts: Int32Array = new Int32Array(256);
   private valueEnds: Int32Array = new Int32Array(256);
-  private members = 0;
   /** Where the current line's RayID value lies (with its quotes), or -1. */
   private rayStart = -1;
   private rayEnd = -1;
@@ -179,7 +178,7 @@ export class LineProjection {
       this.view = new DataView(text.buffer, text.byteOffset, text.byteLength);
       this.nextBackslash = -1;
     }
-    // Strings of a line without a backslash end at their next quote, which the native search finds.
+    // Strings of a line without a backslash end at their next quote, looked for a word at a time.
     if (this.nextBackslash < start) {
       const found = text.indexOf(backslash, start);
       this.nextBackslash = found < 0 ? text.length : found;
@@ -296,7 +295,6 @@ export class LineProjection {
       shape = this.shapeOf(text, m);
       this.shape = shape;
     }
-    this.members = m;
     return projected.written;
   }
 
@@ -418,7 +416,6 @@ export class LineProjection {
     out.set(last, o);
     return o + last.length;
   }
-
 }
 
 const maxShapes = 64;

@@ -6,7 +6,9 @@
  * upper-case hex; a float outside the range both print alike; a timestamp that is not canonical digits),
  * the row comes back as a whole record instead and the job formatter writes it, so the answer is the same
  * byte for byte as the formatter's. Used for `timestamps=unixnano` (the default); other formats go through
- * the formatter for every record (logpull-output.ts).
+ * the formatter for every record (logpull-output.ts). That is how compacted segments are read; a hot segment
+ * is projected line by line without DuckDB (hot-ndjson.ts), and only the lines the projection cannot vouch
+ * for come back here, read as DuckDB reads a hot segment — one answer whichever tier holds a window.
  */
 import { randomBytes } from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
