@@ -8,6 +8,7 @@ import { fnv1a32 } from '../ingest/stages/sample.ts';
 import { logpullPieceBytes } from './logpull-output.ts';
 import type { LogpullOutput } from './logpull-query.ts';
 
+/** One Logpull answer being gathered: what to keep, and the bytes kept so far. */
 export class NdjsonAnswer {
   /** Lines that may still be kept (`count`; infinite without one). */
   left: number;
