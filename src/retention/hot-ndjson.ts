@@ -5,8 +5,7 @@
  * the order, to `readRefused` (DuckDB reading them as it reads a hot segment), so the answer is the one DuckDB
  * would give for the whole segment.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { hotSegmentLines } from './hot-segment-lines.ts';
+import { hotSegmentLines, type SegmentFile } from './hot-segment-lines.ts';
 import { type LineProjection, refusedLine, skippedLine } from './line-projection.ts';
 import type { NdjsonAnswer } from './ndjson-answer.ts';
 import { logpullPieceBytes } from './logpull-output.ts';
@@ -33,8 +32,8 @@ function redact(bytes: Uint8Array, start: number, end: number): void {
   for (let i = start; i < end - 1; i++) if (bytes[i] === dollar && bytes[i + 1] === openBrace) bytes[i] = 0x78;
 }
 
-/** The answer's pieces from the hot segment open at `handle`. Stops when the answer is done. */
-export async function* readHotNdjson(handle: FileHandle, projection: LineProjection, answer: NdjsonAnswer, readRefused: RefusedReader, redacts: boolean): AsyncGenerator<Buffer> {
+/** The answer's pieces from the hot segment open as `file`. Stops when the answer is done. */
+export async function* readHotNdjson(file: SegmentFile, projection: LineProjection, answer: NdjsonAnswer, readRefused: RefusedReader, redacts: boolean): AsyncGenerator<Buffer> {
   let out = Buffer.allocUnsafe(outBytes);
   /** Projected lines kept are at [from, at) of `out`, not yet added to the answer. */
   let from = 0;
@@ -56,7 +55,7 @@ export async function* readHotNdjson(handle: FileHandle, projection: LineProject
     runs += 1;
     yield* readRefused(lines);
   }
-  for await (const piece of hotSegmentLines(handle)) {
+  for await (const piece of hotSegmentLines(file)) {
     let start = 0;
     while (start < piece.length && !answer.done) {
       const end = piece.indexOf(newline, start);

@@ -3,7 +3,6 @@
  * segment holds up to tens of megabytes compressed and ten times that as text, so only a window of it is in
  * memory at a time.
  */
-import type { FileHandle } from 'node:fs/promises';
 // The low-level binding: zstd-napi's stream classes allocate a buffer for every 128 KB they give.
 import zstd from 'zstd-napi/binding.js';
 
@@ -13,12 +12,17 @@ const textBytes = 1024 * 1024;
 
 const newline = 0x0a;
 
+/** A segment file open for reading from where it was last read (a FileHandle is one; so is a descriptor, wrapped). */
+export interface SegmentFile {
+  read(buffer: Buffer, offset: number, length: number, position: null): Promise<{ readonly bytesRead: number }>;
+}
+
 /**
- * Whole lines of the segment open at `handle`, each ending in a newline, in pieces of many lines. A piece is
+ * Whole lines of the segment open as `file`, each ending in a newline, in pieces of many lines. A piece is
  * valid until the next is asked for (its memory is reused): a reader copies what it keeps. A last line
  * without a newline gets one; a segment that ends inside a frame is an error.
  */
-export async function* hotSegmentLines(handle: FileHandle): AsyncGenerator<Buffer> {
+export async function* hotSegmentLines(file: SegmentFile): AsyncGenerator<Buffer> {
   const decompressor = new zstd.DCtx();
   const input = Buffer.allocUnsafe(readBytes);
   let text = Buffer.allocUnsafe(2 * textBytes);
@@ -26,7 +30,7 @@ export async function* hotSegmentLines(handle: FileHandle): AsyncGenerator<Buffe
   let held = 0;
   let inFrame = false;
   for (;;) {
-    const { bytesRead } = await handle.read(input, 0, readBytes, null);
+    const { bytesRead } = await file.read(input, 0, readBytes, null);
     if (bytesRead === 0) break;
     let source = input.subarray(0, bytesRead);
     for (;;) {

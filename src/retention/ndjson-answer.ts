@@ -36,6 +36,13 @@ export class NdjsonAnswer {
     return true;
   }
 
+  /** How many of `lines` lines, sampled already, are kept (and counted): all of them, or what `count` leaves. */
+  keepsLines(lines: number): number {
+    const kept = Math.min(lines, this.left);
+    this.left -= kept;
+    return kept;
+  }
+
   /** Adds kept bytes (whole lines); they must not change until taken. */
   add(part: Uint8Array): void {
     if (part.byteLength === 0) return;

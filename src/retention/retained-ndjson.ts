@@ -21,6 +21,7 @@ import { compileFormatter, type RecordFormatter } from '../ingest/stages/format.
 import { zstdFrame } from '../ingest/zstd-frame.ts';
 import { withoutDuplicateKeys } from './hot-repair.ts';
 import { readHotNdjson, type RefusedReader } from './hot-ndjson.ts';
+import { projectionThreadFree, projectionThreadFromBytes, readHotNdjsonOnThread } from './hot-projection.ts';
 import { LineProjection } from './line-projection.ts';
 import type { LogpullOutput } from './logpull-query.ts';
 import { NdjsonAnswer } from './ndjson-answer.ts';
@@ -179,7 +180,8 @@ async function* duckdbRefused(lines: readonly Buffer[], source: RetainedSource, 
 /**
  * The window's records as NDJSON bytes, in pieces, honouring `sample` and `count` (timestamps: unixnano):
  * compacted segments first, through DuckDB, then hot segments, projected line by line (hot-ndjson.ts) —
- * the order DuckDB reads the two tiers in as one table.
+ * the order DuckDB reads the two tiers in as one table. A call with many hot bytes has them projected on a
+ * thread of its own (hot-projection.ts) while this one writes the answer.
  */
 export async function* readRetainedNdjson(
   source: RetainedSource,
@@ -199,11 +201,17 @@ export async function* readRetainedNdjson(
   try {
     const compacted = retainedTableSql(opened.compacted, [], dataset);
     if (compacted !== undefined) yield* duckdbNdjson(await connect(), query(compacted), answer, formatter);
-    const projection = new LineProjection(output.fields, dataset, msWindowOf(window), only?.rayId, answer.samples);
     const readRefused: RefusedReader = (lines) => duckdbRefused(lines, source, connect, query, dataset, answer, formatter);
-    for (const handle of opened.hot) {
-      if (answer.done) break;
-      yield* readHotNdjson(handle, projection, answer, readRefused, output.redact);
+    let hotBytes = 0;
+    for (const handle of opened.hot) hotBytes += (await handle.stat()).size;
+    if (opened.hot.length > 0 && !answer.done && hotBytes >= (source.projectionThreadFromBytes ?? projectionThreadFromBytes) && projectionThreadFree()) {
+      yield* readHotNdjsonOnThread(opened.hot.map((h) => h.fd), output.fields, dataset, msWindowOf(window), only?.rayId, output.sample, output.redact, answer, readRefused);
+    } else {
+      const projection = new LineProjection(output.fields, dataset, msWindowOf(window), only?.rayId, answer.samples);
+      for (const handle of opened.hot) {
+        if (answer.done) break;
+        yield* readHotNdjson(handle, projection, answer, readRefused, output.redact);
+      }
     }
     const rest = answer.take(0);
     if (rest !== undefined) yield rest;

@@ -130,13 +130,17 @@ describe('Logpull from a hot segment', () => {
     'a count after sampling': { fields: fieldsNamed('RayID'), count: 5, sample: 0.5, timestamps: 'unixnano', redact: false },
   };
 
+  // Every hot byte on the projection thread (a large call's way), or none.
+  const threaded = { ...source, projectionThreadFromBytes: 0 };
   for (const [what, output] of Object.entries(outputs)) {
-    for (const [kind, hot, compacted] of [
-      ['odd lines', zones.oddHot, zones.oddCompacted],
-      ['many lines', zones.manyHot, zones.manyCompacted],
+    for (const [kind, hot, compacted, from] of [
+      ['odd lines', zones.oddHot, zones.oddCompacted, source],
+      ['many lines', zones.manyHot, zones.manyCompacted, source],
+      ['odd lines, on the projection thread', zones.oddHot, zones.oddCompacted, threaded],
+      ['many lines, on the projection thread', zones.manyHot, zones.manyCompacted, threaded],
     ] as const) {
       it(`answers ${what} of ${kind} as the compacted segment does, byte for byte`, async () => {
-        const fromHot = await collect(readRetainedNdjson(source, hot, window, output, httpRequests));
+        const fromHot = await collect(readRetainedNdjson(from, hot, window, output, httpRequests));
         const fromCompacted = await collect(readRetainedNdjson(source, compacted, window, output, httpRequests));
         assert.ok(fromHot.length > 0);
         assert.equal(fromHot, fromCompacted);
@@ -166,6 +170,7 @@ describe('Logpull from a hot segment', () => {
     ] as const) {
       const fromHot = await collect(readRetainedNdjson(source, hot, window, output, httpRequests, { rayId }));
       assert.equal(fromHot, await collect(readRetainedNdjson(source, compacted, window, output, httpRequests, { rayId })));
+      assert.equal(await collect(readRetainedNdjson(threaded, hot, window, output, httpRequests, { rayId })), fromHot);
       assert.equal(fromHot.split('\n').filter((l) => l !== '').length, rayId === 'nothing' ? 0 : 1, rayId);
     }
   });
