@@ -1,5 +1,6 @@
-// The server as plain JavaScript in dist/: esbuild bundles src/main.ts and the ingest worker's entry (src/worker.ts), so a
-// running node needs no TypeScript loader. A loader costs a V8 isolate of its own in every thread (about
+// The server as plain JavaScript in dist/: esbuild bundles src/main.ts, the ingest worker's entry (src/worker.ts) and
+// the Logpull projection thread's (src/retention/hot-projection-thread.ts), so a running node needs no TypeScript
+// loader. A loader costs a V8 isolate of its own in every thread (about
 // 80 MB of memory for the main thread and one worker) and seconds of compiling at start.
 //   isBundleFresh()   dist/ exists and is newer than every file under src/
 //   buildBundle()     writes dist/ (esbuild comes with the dependencies)
@@ -32,6 +33,8 @@ export async function buildBundle() {
   // The ingest worker first, so the entry (which the freshness check reads) is written last.
   const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning', sourcemap: true };
   await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'worker.ts')], outfile: path.join(bundleDir, 'ingest-worker.mjs') });
+  // The thread a large Logpull projects hot segments on (src/retention/hot-projection.ts).
+  await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'retention', 'hot-projection-thread.ts')], outfile: path.join(bundleDir, 'hot-projection-thread.mjs') });
   // Plain JavaScript already, started as a thread by its file name.
   copyFileSync(path.join(srcDir, 'queue', 'embedded', 'checkpoint-thread.mjs'), path.join(bundleDir, 'checkpoint-thread.mjs'));
   await esbuild.build({ ...common, entryPoints: [path.join(srcDir, 'main.ts')], outfile: bundleEntry });

@@ -6,18 +6,28 @@
  * upper-case hex; a float outside the range both print alike; a timestamp that is not canonical digits),
  * the row comes back as a whole record instead and the job formatter writes it, so the answer is the same
  * byte for byte as the formatter's. Used for `timestamps=unixnano` (the default); other formats go through
- * the formatter for every record (logpull-output.ts).
+ * the formatter for every record (logpull-output.ts). That is how compacted segments are read; a hot segment
+ * is projected line by line without DuckDB (hot-ndjson.ts), and only the lines the projection cannot vouch
+ * for come back here, read as DuckDB reads a hot segment — one answer whichever tier holds a window.
  */
-import type { DuckDBBlobVector } from '@duckdb/node-api';
+import { randomBytes } from 'node:crypto';
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBBlobVector, DuckDBConnection } from '@duckdb/node-api';
 import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { Dataset, DatasetField } from '../domain/datasets/http-requests.ts';
 import { resolveOutputPlan } from '../domain/jobs/output-options.ts';
-import { compileFormatter } from '../ingest/stages/format.ts';
-import { fnv1a32 } from '../ingest/stages/sample.ts';
-import { logpullPieceBytes } from './logpull-output.ts';
+import { compileFormatter, type RecordFormatter } from '../ingest/stages/format.ts';
+import { zstdFrame } from '../ingest/zstd-frame.ts';
+import { withoutDuplicateKeys } from './hot-repair.ts';
+import { readHotNdjson, type RefusedReader } from './hot-ndjson.ts';
+import { projectionThreadFree, projectionThreadFromBytes, readHotNdjsonOnThread } from './hot-projection.ts';
+import { LineProjection } from './line-projection.ts';
 import type { LogpullOutput } from './logpull-query.ts';
-import { type ReceiveWindow, type RetainedSource, streamRetained, windowCondition } from './retained-reader.ts';
-import { sqlIdentifier, sqlString } from './segment-schema.ts';
+import { NdjsonAnswer } from './ndjson-answer.ts';
+import { openRetained } from './retained-files.ts';
+import { msWindowOf, type ReceiveWindow, type RetainedSource, windowCondition } from './retained-reader.ts';
+import { retainedTableSql, sqlIdentifier, sqlString } from './segment-schema.ts';
 
 /** The SQL text of a field's JSON value as JSON.stringify writes it (NULL when absent). */
 function valueSql(field: DatasetField): string {
@@ -90,7 +100,89 @@ export function ndjsonQuery(fields: readonly DatasetField[], redact: boolean, fr
   return `SELECT CASE WHEN ${safe} THEN encode(_line) END AS line, CASE WHEN NOT (${safe}) THEN ${record} END AS record, "RayID" AS ray FROM (${inner})`;
 }
 
-/** The window's records as NDJSON bytes, in pieces, honouring `sample` and `count` (timestamps: unixnano). */
+/** DuckDB's answer to an `ndjsonQuery`, into `answer`: its pieces as they fill. */
+async function* duckdbNdjson(connection: DuckDBConnection, sql: string, answer: NdjsonAnswer, formatter: RecordFormatter): AsyncGenerator<Buffer> {
+  const result = await connection.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (chunk === null || chunk.rowCount === 0) return;
+    // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
+    const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
+    const records = chunk.getColumnVector(1);
+    const rays = chunk.getColumnVector(2);
+    for (let r = 0; r < chunk.rowCount && !answer.done; r++) {
+      if (answer.samples) {
+        const ray = rays.getItem(r);
+        if (!answer.keeps(typeof ray === 'string' ? ray : '')) continue;
+      } else answer.keeps('');
+      const line = lines.getItemBytes(r);
+      answer.add(line ?? utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
+    }
+    const piece = answer.take();
+    if (piece !== undefined) yield piece;
+    if (answer.done) return;
+  }
+}
+
+/** Attempts to open a window's files when a hot one goes (compacted) between listing and opening. */
+const maxOpenAttempts = 3;
+
+/** A window's files: the compacted ones for DuckDB, the hot ones open for reading (in order). */
+interface OpenedWindow {
+  readonly compacted: readonly string[];
+  readonly hot: readonly FileHandle[];
+  release(): Promise<void>;
+}
+
+/**
+ * Opens the window's files. Each hot file is opened at once: a compaction that ends meanwhile removes it, but
+ * what is open stays readable, so the answer is the one of the moment it was listed.
+ */
+async function openWindow(source: RetainedSource, zoneId: string, window: ReceiveWindow, dataset: Dataset): Promise<OpenedWindow> {
+  for (let attempt = 1; ; attempt++) {
+    const opened = await openRetained(source.segments, zoneId, msWindowOf(window), dataset);
+    const hot: FileHandle[] = [];
+    const release = async (): Promise<void> => {
+      for (const handle of hot.splice(0)) await handle.close();
+      await opened.release();
+    };
+    try {
+      for (const file of opened.hotKeys.keys()) hot.push(await fs.open(file, 'r'));
+    } catch (error) {
+      await release();
+      if ((error as { code?: unknown }).code === 'ENOENT' && attempt < maxOpenAttempts) continue;
+      throw error;
+    }
+    return { compacted: opened.files.filter((f) => !opened.hotKeys.has(f)), hot, release };
+  }
+}
+
+/**
+ * Hot lines the projection refused, read by DuckDB as it reads a hot segment: written to a file of the work
+ * directory first, each without a key written twice (as the repair of a segment DuckDB refuses would leave it).
+ */
+async function* duckdbRefused(lines: readonly Buffer[], source: RetainedSource, connect: () => Promise<DuckDBConnection>, query: (table: string) => string, dataset: Dataset, answer: NdjsonAnswer, formatter: RecordFormatter): AsyncGenerator<Buffer> {
+  const parts = lines.map((line) => {
+    const text = line.toString('utf8', 0, line.length - 1);
+    const fixed = withoutDuplicateKeys(text);
+    return fixed === text ? line : Buffer.from(`${fixed}\n`, 'utf8');
+  });
+  await fs.mkdir(source.workDir, { recursive: true });
+  const file = path.join(source.workDir, `logpull-${randomBytes(6).toString('hex')}.ndjson.zst`);
+  await fs.writeFile(file, zstdFrame(Buffer.concat(parts)));
+  try {
+    yield* duckdbNdjson(await connect(), query(retainedTableSql([], [file], dataset) ?? ''), answer, formatter);
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/**
+ * The window's records as NDJSON bytes, in pieces, honouring `sample` and `count` (timestamps: unixnano):
+ * compacted segments first, through DuckDB, then hot segments, projected line by line (hot-ndjson.ts) —
+ * the order DuckDB reads the two tiers in as one table. A call with many hot bytes has them projected on a
+ * thread of its own (hot-projection.ts) while this one writes the answer.
+ */
 export async function* readRetainedNdjson(
   source: RetainedSource,
   zoneId: string,
@@ -101,48 +193,30 @@ export async function* readRetainedNdjson(
 ): AsyncGenerator<Buffer> {
   const plan = resolveOutputPlan({ fieldNames: output.fields.map((f) => f.name), timestampFormat: 'unixnano', redactCve202144228: output.redact }, null);
   const formatter = compileFormatter(plan, dataset);
-  const threshold = output.sample >= 1 ? Number.POSITIVE_INFINITY : output.sample * 0x1_0000_0000;
-  let left = output.count ?? Number.POSITIVE_INFINITY;
-  const pieces = new PieceWriter();
-  for await (const chunk of streamRetained(source, zoneId, window, dataset, (table) => ndjsonQuery(output.fields, output.redact, table, windowCondition(window, only)))) {
-    // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
-    const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
-    const records = chunk.getColumnVector(1);
-    const rays = chunk.getColumnVector(2);
-    for (let r = 0; r < chunk.rowCount && left > 0; r++) {
-      if (threshold !== Number.POSITIVE_INFINITY) {
-        const ray = rays.getItem(r);
-        if (fnv1a32(typeof ray === 'string' ? ray : '') >= threshold) continue;
+  const answer = new NdjsonAnswer(output);
+  const query = (table: string): string => ndjsonQuery(output.fields, output.redact, table, windowCondition(window, only));
+  const opened = await openWindow(source, zoneId, window, dataset);
+  let connection: DuckDBConnection | undefined;
+  const connect = async (): Promise<DuckDBConnection> => (connection ??= await source.engine.connect());
+  try {
+    const compacted = retainedTableSql(opened.compacted, [], dataset);
+    if (compacted !== undefined) yield* duckdbNdjson(await connect(), query(compacted), answer, formatter);
+    const readRefused: RefusedReader = (lines) => duckdbRefused(lines, source, connect, query, dataset, answer, formatter);
+    let hotBytes = 0;
+    for (const handle of opened.hot) hotBytes += (await handle.stat()).size;
+    if (opened.hot.length > 0 && !answer.done && hotBytes >= (source.projectionThreadFromBytes ?? projectionThreadFromBytes) && projectionThreadFree()) {
+      yield* readHotNdjsonOnThread(opened.hot.map((h) => h.fd), output.fields, dataset, msWindowOf(window), only?.rayId, output.sample, output.redact, answer, readRefused);
+    } else {
+      const projection = new LineProjection(output.fields, dataset, msWindowOf(window), only?.rayId, answer.samples);
+      for (const handle of opened.hot) {
+        if (answer.done) break;
+        yield* readHotNdjson(handle, projection, answer, readRefused, output.redact);
       }
-      const line = lines.getItemBytes(r);
-      if (line !== null) pieces.add(line);
-      else pieces.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
-      left -= 1;
     }
-    const piece = pieces.take(logpullPieceBytes);
-    if (piece !== undefined) yield piece;
-    if (left <= 0) break;
-  }
-  const rest = pieces.take(0);
-  if (rest !== undefined) yield rest;
-}
-
-/** Bytes gathered until there are enough to hand to the response at once. */
-class PieceWriter {
-  private parts: Uint8Array[] = [];
-  private bytes = 0;
-
-  add(part: Uint8Array): void {
-    this.parts.push(part);
-    this.bytes += part.byteLength;
-  }
-
-  /** What was gathered, once it is at least `atLeast` bytes (and not empty); undefined otherwise. */
-  take(atLeast: number): Buffer | undefined {
-    if (this.bytes === 0 || this.bytes < atLeast) return undefined;
-    const piece = Buffer.concat(this.parts, this.bytes);
-    this.parts = [];
-    this.bytes = 0;
-    return piece;
+    const rest = answer.take(0);
+    if (rest !== undefined) yield rest;
+  } finally {
+    connection?.closeSync();
+    await opened.release();
   }
 }

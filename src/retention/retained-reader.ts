@@ -25,6 +25,8 @@ export interface RetainedSource {
   readonly engine: SegmentEngine;
   /** Where a repaired hot segment is written before it replaces the old one. */
   readonly workDir: string;
+  /** Hot bytes of a Logpull call from which its hot segments are projected on a thread (hot-projection.ts's default when unset). */
+  readonly projectionThreadFromBytes?: number;
 }
 
 /** The smallest whole millisecond at or after `ns`. */

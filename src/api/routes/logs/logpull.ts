@@ -17,8 +17,9 @@ function fieldsToRead(output: LogpullOutput): readonly DatasetField[] {
 }
 
 /**
- * The answer's text: DuckDB writes the lines for Unix-nanosecond timestamps (retained-ndjson.ts); other
- * timestamp formats go through the job formatter record by record.
+ * The answer's text: for Unix-nanosecond timestamps DuckDB writes the lines of compacted segments and hot
+ * lines are projected from their bytes (retained-ndjson.ts); other timestamp formats go through the job
+ * formatter record by record.
  */
 function answerText(deps: ApiDeps, zoneId: string, window: ReceiveWindow, output: LogpullOutput, only?: { readonly rayId: string }): AsyncIterable<Buffer> {
   if (output.timestamps === 'unixnano') return readRetainedNdjson(deps.retention.source, zoneId, window, output, httpRequests, only);
