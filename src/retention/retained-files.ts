@@ -116,6 +116,8 @@ export interface OpenedRetained {
   /** A table expression (`(SELECT … UNION ALL BY NAME …)`) with the columns of `retainedColumns`, or undefined when no file may hold an event of the window. */
   readonly table: string | undefined;
   readonly columns: readonly RetainedColumn[];
+  /** The local compacted (Parquet) files the table reads. */
+  readonly compacted: readonly string[];
   /** The key of each local hot file, so a reader can name the segment DuckDB refused. */
   readonly hotKeys: ReadonlyMap<string, string>;
   release(): Promise<void>;
@@ -144,7 +146,7 @@ export async function openRetained(segments: SegmentStore, zoneId: string, windo
       opened.push(file);
       hotKeys.set(file.path, segment.key);
     }
-    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), hotKeys, release };
+    return { table: retainedTableSql(compactedPaths, [...hotKeys.keys()], dataset), columns: retainedColumns(dataset), compacted: compactedPaths, hotKeys, release };
   } catch (error) {
     await release();
     throw error;

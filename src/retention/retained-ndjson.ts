@@ -153,7 +153,7 @@ async function openWindow(source: RetainedSource, zoneId: string, window: Receiv
       if ((error as { code?: unknown }).code === 'ENOENT' && attempt < maxOpenAttempts) continue;
       throw error;
     }
-    return { compacted: opened.files.filter((f) => !opened.hotKeys.has(f)), hot, release };
+    return { compacted: opened.compacted, hot, release };
   }
 }
 
