@@ -493,7 +493,8 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const host = stringOf(lookup(record, at['server.address'])) ?? fromUrl.host ?? requestHeaders.first('host') ?? authority;
   const uri = path === undefined ? undefined : query === undefined ? path : `${path}?${query}`;
 
-  const start = end - duration > 0n ? end - duration : end;
+  const since = end - duration;
+  const start = since > 0n ? since : end;
   // The event's members in order (built at the end, as a known shape: object-shapes.ts). Timestamps as their digits: every one is kept.
   members.clear();
   members.add('EdgeStartTimestamp', start.toString());

@@ -387,7 +387,8 @@ class Walk {
     this.leave(end);
     // The resource's attributes stand in where the record has none of its own.
     const conventions = attributes.conventions;
-    for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
+    // (A resource that met no convention has none to give: the usual case, `service.name` and the like.)
+    if (resource.met !== 0) for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
     const own = attributes.otherCount;
     for (let r = 0; r < resource.otherCount; r++) {
       const key = resource.otherKeys[r] as string;
