@@ -177,8 +177,9 @@ function nativeEventOf(body: OtlpValue): MappedRecord | undefined {
 /** Where each convention is in `MappedAttributes.conventions`. */
 const at = Object.fromEntries(conventionKeys.map((key, i) => [key, i])) as Readonly<Record<ConventionKey, number>>;
 
-function lookup(record: MappedLogRecord, key: ConventionKey): OtlpValue {
-  return record.attributes.conventions[at[key]];
+/** A convention's value, by its place (`at[key]`, a load of a constant name: a load by a computed key costs a hash lookup each). */
+function lookup(record: MappedLogRecord, index: number): OtlpValue {
+  return record.attributes.conventions[index];
 }
 
 function stringOf(value: OtlpValue): string | undefined {
@@ -249,7 +250,7 @@ class HeaderList {
 
   /** Starts over, holding on to no pair. */
   clear(): void {
-    this.pairs.fill(undefined as unknown as [string, string], 0, this.count);
+    for (let i = 0; i < this.count; i++) this.pairs[i] = undefined as unknown as [string, string];
     this.count = 0;
   }
 }
@@ -313,7 +314,7 @@ function partsOf(record: MappedLogRecord): AttributeParts {
   parts.requestHeaders.clear();
   parts.responseHeaders.clear();
   parts.authority = undefined;
-  parts.fieldValues.fill(undefined, 0, parts.fieldCount);
+  for (let i = 0; i < parts.fieldCount; i++) parts.fieldValues[i] = undefined;
   parts.fieldCount = 0;
   const { otherKeys, otherValues, otherCount } = record.attributes;
   for (let i = 0; i < otherCount; i++) {
@@ -402,9 +403,9 @@ function urlPartsOf(full: string | undefined): UrlParts {
 
 /** `HTTP/1.1` from `network.protocol.version` = `1.1` (and `network.protocol.name`, default `http`). */
 function protocolOf(record: MappedLogRecord): string | undefined {
-  const version = stringOf(lookup(record, 'network.protocol.version'));
+  const version = stringOf(lookup(record, at['network.protocol.version']));
   if (version === undefined) return undefined;
-  const name = stringOf(lookup(record, 'network.protocol.name')) ?? 'http';
+  const name = stringOf(lookup(record, at['network.protocol.name'])) ?? 'http';
   // Records repeat the same protocol: the last text made is made again only when its parts change.
   if (name !== lastProtocol.name || version !== lastProtocol.version) {
     lastProtocol.name = name;
@@ -421,7 +422,7 @@ const lastProtocol = { name: 'http', version: '1.1', text: 'HTTP/1.1' };
  * is absent, not a number or not positive; undefined when it is too large to be a duration in nanoseconds.
  */
 function durationNanosOf(record: MappedLogRecord): bigint | undefined {
-  const value = lookup(record, 'http.server.request.duration');
+  const value = lookup(record, at['http.server.request.duration']);
   const seconds = typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : Number.NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) return 0n;
   const nanos = Math.round(seconds * 1e9);
@@ -473,44 +474,45 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
   const native = nativeEventOf(record.body);
   if (native !== undefined) return native;
 
-  const method = stringOf(lookup(record, 'http.request.method'));
-  const status = lookup(record, 'http.response.status_code');
-  const full = stringOf(lookup(record, 'url.full'));
-  const urlPath = stringOf(lookup(record, 'url.path'));
+  const method = stringOf(lookup(record, at['http.request.method']));
+  const status = lookup(record, at['http.response.status_code']);
+  const full = stringOf(lookup(record, at['url.full']));
+  const urlPath = stringOf(lookup(record, at['url.path']));
   if (method === undefined && status === undefined && full === undefined && urlPath === undefined) {
     return { kind: 'rejected', code: 'not_http_request', reason: 'not an HTTP request log: it has none of http.request.method, http.response.status_code, url.full, url.path and its body is no logexport event' };
   }
   const end = record.timeUnixNano !== 0n ? record.timeUnixNano : record.observedTimeUnixNano;
   if (end === 0n) return { kind: 'rejected', code: 'no_timestamp', reason: 'the record has neither timeUnixNano nor observedTimeUnixNano' };
   const duration = durationNanosOf(record);
-  if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, 'http.server.request.duration'))}` };
+  if (duration === undefined) return { kind: 'rejected', code: 'bad_duration', reason: `http.server.request.duration is not a duration in seconds that nanoseconds can hold, got ${textOf(lookup(record, at['http.server.request.duration']))}` };
 
   const { requestHeaders, responseHeaders, authority, fieldKeys, fieldValues, fieldRoles, fieldCount } = partsOf(record);
   const fromUrl = urlPartsOf(full);
-  const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, 'http.route'));
-  const query = stringOf(lookup(record, 'url.query')) ?? fromUrl.query;
-  const host = stringOf(lookup(record, 'server.address')) ?? fromUrl.host ?? requestHeaders.first('host') ?? authority;
+  const path = urlPath ?? fromUrl.path ?? stringOf(lookup(record, at['http.route']));
+  const query = stringOf(lookup(record, at['url.query'])) ?? fromUrl.query;
+  const host = stringOf(lookup(record, at['server.address'])) ?? fromUrl.host ?? requestHeaders.first('host') ?? authority;
   const uri = path === undefined ? undefined : query === undefined ? path : `${path}?${query}`;
 
-  const start = end - duration > 0n ? end - duration : end;
+  const since = end - duration;
+  const start = since > 0n ? since : end;
   // The event's members in order (built at the end, as a known shape: object-shapes.ts). Timestamps as their digits: every one is kept.
   members.clear();
   members.add('EdgeStartTimestamp', start.toString());
   members.add('EdgeEndTimestamp', end.toString());
   put('ClientRequestMethod', method);
-  put('ClientRequestScheme', stringOf(lookup(record, 'url.scheme')) ?? fromUrl.scheme);
+  put('ClientRequestScheme', stringOf(lookup(record, at['url.scheme'])) ?? fromUrl.scheme);
   put('ClientRequestHost', host);
   put('ClientRequestPath', path);
   put('ClientRequestURI', uri);
-  put('ClientIP', stringOf(lookup(record, 'client.address')) ?? stringOf(lookup(record, 'network.peer.address')));
-  put('ClientCountry', stringOf(lookup(record, 'geo.country.iso_code'))?.toLowerCase());
-  put('ClientSrcPort', integerOf(lookup(record, 'client.port')));
-  put('ClientRequestUserAgent', stringOf(lookup(record, 'user_agent.original')) ?? requestHeaders.first('user-agent'));
+  put('ClientIP', stringOf(lookup(record, at['client.address'])) ?? stringOf(lookup(record, at['network.peer.address'])));
+  put('ClientCountry', stringOf(lookup(record, at['geo.country.iso_code']))?.toLowerCase());
+  put('ClientSrcPort', integerOf(lookup(record, at['client.port'])));
+  put('ClientRequestUserAgent', stringOf(lookup(record, at['user_agent.original'])) ?? requestHeaders.first('user-agent'));
   put('ClientRequestReferer', requestHeaders.first('referer'));
   put('ClientRequestProtocol', protocolOf(record));
-  put('ClientRequestBytes', integerOf(lookup(record, 'http.request.body.size')));
-  put('EdgeResponseBodyBytes', integerOf(lookup(record, 'http.response.body.size')));
-  put('EdgeResponseBytes', integerOf(lookup(record, 'http.response.size')));
+  put('ClientRequestBytes', integerOf(lookup(record, at['http.request.body.size'])));
+  put('EdgeResponseBodyBytes', integerOf(lookup(record, at['http.response.body.size'])));
+  put('EdgeResponseBytes', integerOf(lookup(record, at['http.response.size'])));
   put('EdgeResponseContentType', responseHeaders.first('content-type'));
   let code: number | undefined;
   if (status !== undefined) {
@@ -518,7 +520,7 @@ export function mapLogRecord(record: MappedLogRecord): MappedRecord {
     if (code === undefined) return { kind: 'rejected', code: 'bad_status_code', reason: `http.response.status_code must be an integer, got ${textOf(status)}` };
     put('EdgeResponseStatus', code);
   }
-  const rayId = stringOf(lookup(record, 'RayID')) ?? stringOf(lookup(record, 'http.request.id'));
+  const rayId = stringOf(lookup(record, at['RayID'])) ?? stringOf(lookup(record, at['http.request.id']));
   put('RayID', rayId ?? derivedRayId(record, end, `${method ?? ''}|${host ?? ''}|${uri ?? ''}|${code ?? ''}`));
   // An attribute named after a native field fills it, checked like any ingest value (RayID is read above).
   for (let i = 0; i < fieldCount; i++) {

@@ -64,7 +64,8 @@ export class MemberList {
 
   /** Starts over, holding on to no value. */
   clear(): void {
-    this.values.fill(undefined, 0, this.count);
+    // A loop, not `fill`: a call of the builtin costs more than a few dozen stores.
+    for (let i = 0; i < this.count; i++) this.values[i] = undefined;
     this.count = 0;
   }
 }

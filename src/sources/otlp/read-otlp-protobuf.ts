@@ -107,9 +107,12 @@ function emptyPart(): AttributePart {
 
 /** Empties a part to be filled again (a record's, reused record after record), holding on to no value. */
 function clearPart(part: AttributePart): void {
-  part.conventions.fill(undefined);
+  // Loops, not `fill`: a call of the builtin costs more than a few stores.
+  const conventions = part.conventions;
+  for (let i = 0; i < conventions.length; i++) conventions[i] = undefined;
   part.met = 0;
-  part.otherValues.fill(undefined, 0, part.otherCount);
+  const values = part.otherValues;
+  for (let i = 0; i < part.otherCount; i++) values[i] = undefined;
   part.otherCount = 0;
   part.serial = ++partSerials.last | 0;
 }
@@ -248,7 +251,7 @@ class Walk {
   request(): number {
     const r = this.reader;
     while (r.pos < r.len) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === requestResourceLogs) this.resourceLogs();
       else this.unknown(tag, requestNumbers);
     }
@@ -261,7 +264,7 @@ class Walk {
     let resource: AttributePart | undefined;
     let scopes = 0;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       switch (tag) {
         case resourceLogsResource:
           // The records of a scope are handed on as they are read, so their resource must come first.
@@ -287,7 +290,7 @@ class Walk {
     const end = this.enter();
     const attributes = emptyPart();
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === resourceAttributes) this.attribute(attributes, -1);
       else if (tag === resourceDropped) r.skip();
       else this.unknown(tag, resourceNumbers);
@@ -300,7 +303,7 @@ class Walk {
     const r = this.reader;
     const end = this.enter();
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === scopeLogsLogRecords) this.logRecord(resource);
       else if (tag === scopeLogsScope) this.scope();
       else if (tag === scopeLogsSchemaUrl) this.skipDelimited();
@@ -314,7 +317,7 @@ class Walk {
     const r = this.reader;
     const end = this.enter();
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === scopeName || tag === scopeVersion) this.skipDelimited();
       else if (tag === scopeAttributes) this.keyValue(Mode.Skip, 0);
       else if (tag === scopeDropped) r.skip();
@@ -339,7 +342,7 @@ class Walk {
     /** Singular fields read, one bit each. */
     let seen = 0;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       switch (tag) {
         case recordAttributes:
           this.attribute(attributes, attributeCount++);
@@ -384,7 +387,8 @@ class Walk {
     this.leave(end);
     // The resource's attributes stand in where the record has none of its own.
     const conventions = attributes.conventions;
-    for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
+    // (A resource that met no convention has none to give: the usual case, `service.name` and the like.)
+    if (resource.met !== 0) for (let i = 0; i < conventions.length; i++) if (conventions[i] === undefined) conventions[i] = resource.conventions[i];
     const own = attributes.otherCount;
     for (let r = 0; r < resource.otherCount; r++) {
       const key = resource.otherKeys[r] as string;
@@ -406,7 +410,7 @@ class Walk {
     let body: OtlpValue | NativeBody;
     let members = 0;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === valueString) {
         members += 1;
         body = this.string();
@@ -440,7 +444,7 @@ class Walk {
     let slot = -1;
     let valued = false;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === keyValueKey) {
         if (key !== undefined || valued) throw new NotCanonical();
         key = position >= 0 ? this.key(this.attributeGuesses, position) : this.key();
@@ -487,7 +491,7 @@ class Walk {
     let keyed = false;
     let valued = false;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag === keyValueKey) {
         if (keyed || valued) throw new NotCanonical();
         keyed = true;
@@ -518,7 +522,7 @@ class Walk {
       members = 1;
     }
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       const read = this.member(tag, mode, depth, timestamp);
       if (read === noMember) this.unknown(tag, anyValueNumbers);
       else {
@@ -570,7 +574,7 @@ class Walk {
     const items = mode === Mode.Skip ? undefined : (this.arrayItems[depth] ??= []);
     let count = 0;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag !== arrayValues) {
         this.unknown(tag, listNumbers);
         continue;
@@ -581,7 +585,7 @@ class Walk {
     this.leave(end);
     if (items === undefined) return undefined;
     const array = count === 0 ? [] : count === 1 ? [items[0]] : count === 2 ? [items[0], items[1]] : items.slice(0, count);
-    items.fill(undefined, 0, count);
+    for (let i = 0; i < count; i++) items[i] = undefined;
     return array;
   }
 
@@ -593,7 +597,7 @@ class Walk {
     const object = mode === Mode.Json && !top ? ({} as Record<string, unknown>) : undefined;
     let members = 0;
     while (r.pos < end) {
-      const tag = r.uint32();
+      const tag = this.uint32();
       if (tag !== kvlistValues) {
         this.unknown(tag, listNumbers);
         continue;
@@ -604,7 +608,7 @@ class Walk {
       let valued = false;
       let value: unknown = mode === Mode.Json ? null : undefined;
       while (r.pos < entryEnd) {
-        const entryTag = r.uint32();
+        const entryTag = this.uint32();
         if (entryTag === keyValueKey) {
           if (key !== undefined || valued) throw new NotCanonical();
           key = top ? this.key(this.bodyGuesses, members) : this.key();
@@ -633,7 +637,7 @@ class Walk {
     this.leave(end);
     if (top) {
       const event = shapes.build(this.bodyKeys, this.bodyValues, members);
-      this.bodyValues.fill(undefined, 0, members);
+      for (let i = 0; i < members; i++) this.bodyValues[i] = undefined;
       return event;
     }
     return map ?? object;
@@ -642,7 +646,7 @@ class Walk {
   /** A string: a slice of the Latin-1 text when it is ASCII (the usual case), decoded as UTF-8 otherwise. */
   private string(): string {
     const r = this.reader;
-    const length = r.uint32();
+    const length = this.uint32();
     const start = r.pos;
     const end = start + length;
     if (end > r.len) throw new NotCanonical();
@@ -663,7 +667,7 @@ class Walk {
   /** A key, with its flags in `flags`: from the known keys when its bytes are one of them. */
   private key(guesses?: Int16Array, position = 0): string {
     const r = this.reader;
-    const length = r.uint32();
+    const length = this.uint32();
     const start = r.pos;
     const end = start + length;
     if (end > r.len) throw new NotCanonical();
@@ -710,8 +714,25 @@ class Walk {
     return key;
   }
 
+  /**
+   * A varint of up to 32 bits: a tag or a length, almost always one byte, read here; longer ones (and a body
+   * that ends) by protobufjs's `uint32`, whose closure-held temporary costs a call that is not inlined.
+   */
+  private uint32(): number {
+    const r = this.reader;
+    const pos = r.pos;
+    if (pos < r.len) {
+      const byte = r.buf[pos] as number;
+      if (byte < 128) {
+        r.pos = pos + 1;
+        return byte;
+      }
+    }
+    return r.uint32();
+  }
+
   private skipDelimited(): undefined {
-    this.reader.skip(this.reader.uint32());
+    this.reader.skip(this.uint32());
     return undefined;
   }
 
@@ -775,7 +796,7 @@ class Walk {
   /** Enters a length-delimited message: its end, which must lie within the body. */
   private enter(): number {
     const r = this.reader;
-    const end = r.uint32() + r.pos;
+    const end = this.uint32() + r.pos;
     if (end > r.len) throw new NotCanonical();
     return end;
   }

@@ -387,6 +387,35 @@ describe('the one-pass OTLP protobuf reader', () => {
     }
   });
 
+  it('reads lengths of one, two and three bytes, and takes a resource\'s conventions where a record has none of its own, as the generated decoder does', () => {
+    // The reader reads one-byte lengths and tags itself and longer ones with protobufjs; a resource that
+    // met no convention is not merged into its records.
+    const longKey = `http.request.header.x-${'k'.repeat(120)}`;
+    const record = (attributes: unknown[]) => ({ timeUnixNano: '1790000000000000000', attributes });
+    const string = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const request = {
+      resourceLogs: [
+        {
+          resource: { attributes: [string('server.address', 'www.example.com'), string('url.path', '/from-resource')] },
+          scopeLogs: [{ logRecords: [record([string('user_agent.original', 'u'.repeat(200)), string(longKey, 'v'.repeat(20_000))]), record([string('url.path', '/own')])] }],
+        },
+        { resource: { attributes: [string('service.name', 'shop')] }, scopeLogs: [{ logRecords: [record([string('url.path', '/p'), string('server.address', 'shop.example.com')])] }] },
+      ],
+    };
+    for (const route of routes) {
+      const { onePass, generated } = decodeBoth(encode(request), route);
+      assert.equal(onePass.ok && onePass.account.readBy, 'onePass');
+      assert.deepEqual(answerOf(onePass), answerOf(generated));
+    }
+    const { onePass } = decodeBoth(encode(request), routes[0] as OtlpRoute);
+    const events = onePass.ok ? onePass.events.map((event) => [event.record.ClientRequestHost, event.record.ClientRequestPath]) : [];
+    assert.deepEqual(events, [
+      ['www.example.com', '/from-resource'],
+      ['www.example.com', '/own'],
+      ['shop.example.com', '/p'],
+    ]);
+  });
+
   it('reads in one pass what the 0.223 exporters serialize, every kind of attribute value among it', async () => {
     // The serializer the exporters use (their own copy of @opentelemetry/otlp-transformer, 0.223).
     const requireFromExporter = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/exporter-logs-otlp-proto'));
