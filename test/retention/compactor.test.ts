@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpRequests } from '../../src/domain/datasets/http-requests.ts';
+import type { IngestLoad } from '../../src/retention/compactor.ts';
 import { LocalSegmentStore } from '../../src/retention/local-segment-store.ts';
 import { readRetained } from '../../src/retention/retained-reader.ts';
 import { SegmentEngine } from '../../src/retention/segment-engine.ts';
@@ -119,13 +120,16 @@ describe('the compaction', () => {
     assert.deepEqual(printed.retention, [{ zone_id: zone, hot_segments: 0, hot_bytes: 0, compacted_segments: 1, quarantined: [compactor.quarantined[0]?.key] }]);
   });
 
-  it('starts nothing while ingest is saturated, and catches up once it is not', async () => {
+  /**
+   * A compaction held back while `hold` says so: it starts nothing, shows its backlog, and catches up once
+   * `release` is called. `load` and `spareCores` are what the compactor reads of ingest and of the machine.
+   */
+  async function holdsBackThenCatchesUp(load: () => IngestLoad, spareCores: () => number | undefined, release: () => void): Promise<void> {
     const { root, segments, source } = setUp();
-    let busy = true;
-    const compactor = testCompactor(segments, source.workDir, { load: () => (busy ? 'saturated' : 'idle') });
+    const compactor = testCompactor(segments, source.workDir, { load, spareCores });
     compactor.start();
     try {
-      // Ingest has been busy in every sample the compaction took.
+      // Held back in every sample the compaction took.
       while (!compactor.saturated()) await new Promise((resolve) => setTimeout(resolve, 50));
       await putHotSegment(segments, root, zone, 'a', rayLines('a', 0, 10));
       compactor.added({ zoneId: zone, key: (await segments.list(`${zone}/`))[0]?.key ?? '', bytes: 100, events: 10 });
@@ -133,32 +137,31 @@ describe('the compaction', () => {
       assert.equal(compactor.compactions, 0);
       assert.equal(compactor.backlog().hotSegments, 1);
       assert.equal(compactor.backlog().oldestReceivedMs, hotAt);
-      busy = false;
+      release();
       while (compactor.compactions === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(compactor.backlog().hotSegments, 0);
     } finally {
       await compactor.stop();
     }
+  }
+
+  it('starts nothing while ingest is saturated, and catches up once it is not', async () => {
+    let busy = true;
+    await holdsBackThenCatchesUp(
+      () => (busy ? 'saturated' : 'idle'),
+      () => undefined,
+      () => (busy = false),
+    );
   });
 
   it('starts nothing while ingest works and the machine has less than its budget idle, and catches up once it has more', async () => {
-    const { root, segments, source } = setUp();
     // Ingest's workers never all look busy (a machine shared with other work starves them instead), but no core is idle.
     let spare = 0;
-    const compactor = testCompactor(segments, source.workDir, { load: () => 'working', spareCores: () => spare });
-    compactor.start();
-    try {
-      while (!compactor.saturated()) await new Promise((resolve) => setTimeout(resolve, 50));
-      await putHotSegment(segments, root, zone, 'a', rayLines('a', 0, 10));
-      compactor.added({ zoneId: zone, key: (await segments.list(`${zone}/`))[0]?.key ?? '', bytes: 100, events: 10 });
-      for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(compactor.compactions, 0);
-      spare = 2;
-      while (compactor.compactions === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(compactor.backlog().hotSegments, 0);
-    } finally {
-      await compactor.stop();
-    }
+    await holdsBackThenCatchesUp(
+      () => 'working',
+      () => spare,
+      () => (spare = 2),
+    );
   });
 });
 
