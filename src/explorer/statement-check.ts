@@ -11,7 +11,6 @@ import { AppError } from '../core/app-error.ts';
 import { sqlAppError } from './sql-error.ts';
 import { sqlString } from '../retention/segment-schema.ts';
 
-
 /** What DuckDB's serializer says of `sql`: how many SELECT statements it holds, or that it is not only SELECTs. */
 type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
 

@@ -46,26 +46,17 @@ const dot = 0x2e;
 const kind = { string: 0, int: 1, float: 2, bool: 3, timestamp: 4, stringList: 5, intList: 6, object: 7, other: 8, received: 9 } as const;
 type Kind = (typeof kind)[keyof typeof kind];
 
-function kindOf(type: FieldType): Kind {
-  switch (type) {
-    case 'string':
-      return kind.string;
-    case 'int':
-      return kind.int;
-    case 'float':
-      return kind.float;
-    case 'bool':
-      return kind.bool;
-    case 'timestamp':
-      return kind.timestamp;
-    case 'string[]':
-      return kind.stringList;
-    case 'int[]':
-      return kind.intList;
-    case 'object':
-      return kind.object;
-  }
-}
+/** How a field's value is checked, by its type. */
+const kindOfType: Readonly<Record<FieldType, Kind>> = {
+  string: kind.string,
+  int: kind.int,
+  float: kind.float,
+  bool: kind.bool,
+  timestamp: kind.timestamp,
+  'string[]': kind.stringList,
+  'int[]': kind.intList,
+  object: kind.object,
+};
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
@@ -156,7 +147,7 @@ export class LineProjection {
     this.filledAt = new Int32Array(fields.length).fill(-1);
     this.namesBytes = fields.reduce((sum, field) => sum + field.name.length + 8, 2);
     for (const field of dataset.fields) this.meaningOf.set(JSON.stringify(field.name), { slot: -1, kind: kind.other, ray: field.name === 'RayID' });
-    fields.forEach((field, slot) => this.meaningOf.set(JSON.stringify(field.name), { slot, kind: kindOf(field.type), ray: field.name === 'RayID' }));
+    fields.forEach((field, slot) => this.meaningOf.set(JSON.stringify(field.name), { slot, kind: kindOfType[field.type], ray: field.name === 'RayID' }));
     this.meaningOf.set(JSON.stringify(receivedColumn), { slot: -1, kind: kind.received, ray: false });
   }
 

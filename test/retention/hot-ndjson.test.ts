@@ -18,6 +18,7 @@ import type { LogpullOutput } from '../../src/retention/logpull-query.ts';
 import { readRetainedNdjson } from '../../src/retention/retained-ndjson.ts';
 import { readRetained } from '../../src/retention/retained-reader.ts';
 import { SegmentEngine } from '../../src/retention/segment-engine.ts';
+import { collectText } from './support/hot-segments.ts';
 
 const at = Date.UTC(2026, 4, 2, 10);
 const received = (ms = at) => `{"_received_ms":${ms},`;
@@ -115,11 +116,6 @@ describe('Logpull from a hot segment', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const collect = async (pieces: AsyncIterable<Buffer>): Promise<string> => {
-    const parts: Buffer[] = [];
-    for await (const piece of pieces) parts.push(piece);
-    return Buffer.concat(parts).toString('utf8');
-  };
   const fieldsNamed = (...names: string[]): DatasetField[] => names.flatMap((n) => httpRequests.field(n) ?? []);
   const outputs: Record<string, LogpullOutput> = {
     'every field': { fields: httpRequests.fields, count: undefined, sample: 1, timestamps: 'unixnano', redact: false },
@@ -140,8 +136,8 @@ describe('Logpull from a hot segment', () => {
       ['many lines, on the projection thread', zones.manyHot, zones.manyCompacted, threaded],
     ] as const) {
       it(`answers ${what} of ${kind} as the compacted segment does, byte for byte`, async () => {
-        const fromHot = await collect(readRetainedNdjson(from, hot, window, output, httpRequests));
-        const fromCompacted = await collect(readRetainedNdjson(source, compacted, window, output, httpRequests));
+        const fromHot = await collectText(readRetainedNdjson(from, hot, window, output, httpRequests));
+        const fromCompacted = await collectText(readRetainedNdjson(source, compacted, window, output, httpRequests));
         assert.ok(fromHot.length > 0);
         assert.equal(fromHot, fromCompacted);
       });
@@ -150,8 +146,8 @@ describe('Logpull from a hot segment', () => {
 
   it('writes the lines the job formatter writes for what DuckDB reads', async () => {
     const output = outputs['every field'] as LogpullOutput;
-    const fromHot = await collect(readRetainedNdjson(source, zones.oddHot, window, output, httpRequests));
-    const formatted = await collect(logpullText(readRetained(source, zones.oddCompacted, window, httpRequests, httpRequests.fields), output, httpRequests));
+    const fromHot = await collectText(readRetainedNdjson(source, zones.oddHot, window, output, httpRequests));
+    const formatted = await collectText(logpullText(readRetained(source, zones.oddCompacted, window, httpRequests, httpRequests.fields), output, httpRequests));
     assert.equal(fromHot, formatted);
     const rays = fromHot.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { RayID: unknown }).RayID);
     // In the window, with the last value of a key written twice; nothing from before, after or without a receive time.
@@ -168,15 +164,15 @@ describe('Logpull from a hot segment', () => {
       [zones.manyHot, zones.manyCompacted, 'm3'],
       [zones.manyHot, zones.manyCompacted, 'nothing'],
     ] as const) {
-      const fromHot = await collect(readRetainedNdjson(source, hot, window, output, httpRequests, { rayId }));
-      assert.equal(fromHot, await collect(readRetainedNdjson(source, compacted, window, output, httpRequests, { rayId })));
-      assert.equal(await collect(readRetainedNdjson(threaded, hot, window, output, httpRequests, { rayId })), fromHot);
+      const fromHot = await collectText(readRetainedNdjson(source, hot, window, output, httpRequests, { rayId }));
+      assert.equal(fromHot, await collectText(readRetainedNdjson(source, compacted, window, output, httpRequests, { rayId })));
+      assert.equal(await collectText(readRetainedNdjson(threaded, hot, window, output, httpRequests, { rayId })), fromHot);
       assert.equal(fromHot.split('\n').filter((l) => l !== '').length, rayId === 'nothing' ? 0 : 1, rayId);
     }
   });
 
   it('leaves no file behind in the work directory', async () => {
-    await collect(readRetainedNdjson(source, zones.manyHot, window, outputs['every field'] as LogpullOutput, httpRequests));
+    await collectText(readRetainedNdjson(source, zones.manyHot, window, outputs['every field'] as LogpullOutput, httpRequests));
     assert.deepEqual(fs.existsSync(source.workDir) ? fs.readdirSync(source.workDir) : [], []);
   });
 });

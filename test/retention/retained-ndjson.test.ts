@@ -15,6 +15,7 @@ import type { LogpullOutput } from '../../src/retention/logpull-query.ts';
 import { readRetainedNdjson } from '../../src/retention/retained-ndjson.ts';
 import { readRetained } from '../../src/retention/retained-reader.ts';
 import { SegmentEngine } from '../../src/retention/segment-engine.ts';
+import { collectText } from './support/hot-segments.ts';
 import { zstdFrame } from '../../src/ingest/zstd-frame.ts';
 
 const zones = { hot: 'd'.repeat(32), compacted: 'e'.repeat(32) } as const;
@@ -53,19 +54,14 @@ describe('the Logpull fast path', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const collect = async (pieces: AsyncIterable<Buffer>): Promise<string> => {
-    const parts: Buffer[] = [];
-    for await (const piece of pieces) parts.push(piece);
-    return Buffer.concat(parts).toString('utf8');
-  };
   const sorted = (text: string) => text.split('\n').sort().join('\n');
 
   for (const [tier, zone] of Object.entries(zones)) {
     for (const [what, redact] of [['every field', false], ['every field with CVE-2021-44228', true]] as const) {
       it(`writes ${what} of a ${tier} segment exactly as the job formatter does`, async () => {
         const output: LogpullOutput = { fields: httpRequests.fields, count: undefined, sample: 1, timestamps: 'unixnano', redact };
-        const fast = await collect(readRetainedNdjson(source, zone, window, output, httpRequests));
-        const formatted = await collect(logpullText(readRetained(source, zone, window, httpRequests, httpRequests.fields), output, httpRequests));
+        const fast = await collectText(readRetainedNdjson(source, zone, window, output, httpRequests));
+        const formatted = await collectText(logpullText(readRetained(source, zone, window, httpRequests, httpRequests.fields), output, httpRequests));
         assert.equal(fast.split('\n').length, records.length + 1);
         assert.equal(sorted(fast), sorted(formatted));
       });
@@ -74,15 +70,15 @@ describe('the Logpull fast path', () => {
     it(`samples a ${tier} segment by RayID and caps with count as the formatter path does`, async () => {
       const fields = httpRequests.fields.filter((f) => f.name === 'RayID' || f.name === 'ClientRequestUserAgent');
       const output: LogpullOutput = { fields, count: 2, sample: 0.5, timestamps: 'unixnano', redact: false };
-      const fast = await collect(readRetainedNdjson(source, zone, window, { ...output, count: undefined }, httpRequests));
-      const formatted = await collect(logpullText(readRetained(source, zone, window, httpRequests, fields), { ...output, count: undefined }, httpRequests));
+      const fast = await collectText(readRetainedNdjson(source, zone, window, { ...output, count: undefined }, httpRequests));
+      const formatted = await collectText(logpullText(readRetained(source, zone, window, httpRequests, fields), { ...output, count: undefined }, httpRequests));
       assert.equal(sorted(fast), sorted(formatted));
-      assert.equal((await collect(readRetainedNdjson(source, zone, window, output, httpRequests))).split('\n').filter((l) => l !== '').length, Math.min(2, fast.split('\n').filter((l) => l !== '').length));
+      assert.equal((await collectText(readRetainedNdjson(source, zone, window, output, httpRequests))).split('\n').filter((l) => l !== '').length, Math.min(2, fast.split('\n').filter((l) => l !== '').length));
     });
   }
 
   it('answers the same from a hot segment as from the Parquet it is compacted into', async () => {
     const output: LogpullOutput = { fields: httpRequests.fields, count: undefined, sample: 1, timestamps: 'unixnano', redact: false };
-    assert.equal(sorted(await collect(readRetainedNdjson(source, zones.hot, window, output, httpRequests))), sorted(await collect(readRetainedNdjson(source, zones.compacted, window, output, httpRequests))));
+    assert.equal(sorted(await collectText(readRetainedNdjson(source, zones.hot, window, output, httpRequests))), sorted(await collectText(readRetainedNdjson(source, zones.compacted, window, output, httpRequests))));
   });
 });

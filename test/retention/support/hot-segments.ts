@@ -36,6 +36,13 @@ export function rayLines(tag: string, from: number, to: number): string[] {
 }
 
 /** Every RayID retained for the zone in the hour of `hotAt`, in no particular order. */
+/** The text of an answer given in pieces (a Logpull reader's). */
+export async function collectText(pieces: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const piece of pieces) parts.push(piece);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 export async function retainedRayIds(source: { readonly segments: SegmentStore; readonly engine: SegmentEngine; readonly workDir: string }, zoneId: string): Promise<string[]> {
   const ids: string[] = [];
   const window = { startNs: BigInt(hotAt) * 1_000_000n, endNs: BigInt(hotAt + 3_600_000) * 1_000_000n };
