@@ -11,6 +11,29 @@ import { AppError } from '../core/app-error.ts';
 import { sqlAppError } from './sql-error.ts';
 import { sqlString } from '../retention/segment-schema.ts';
 
+/**
+ * Texts the serializer found to be one SELECT, most recently checked last. The verdict depends on the text
+ * alone, so a text asked again (a dashboard panel's query, a script polling the same question) is not parsed
+ * again: one call into DuckDB less. Refusals are not kept (they are errors, and cheap enough).
+ */
+const knownSelects = new Set<string>();
+const maxKnownSelects = 256;
+/** Longer texts are checked every time, so the set holds at most a few megabytes. */
+const maxKnownLength = 16 * 1024;
+
+function remember(sql: string): void {
+  if (sql.length > maxKnownLength) return;
+  knownSelects.add(sql);
+  if (knownSelects.size > maxKnownSelects) knownSelects.delete(knownSelects.values().next().value as string);
+}
+
+/** Whether `sql` was found to be one SELECT before; marks it most recently used. */
+function knownSelect(sql: string): boolean {
+  if (!knownSelects.delete(sql)) return false;
+  knownSelects.add(sql);
+  return true;
+}
+
 /** What DuckDB's serializer says of `sql`: how many SELECT statements it holds, or that it is not only SELECTs. */
 type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
 
@@ -51,9 +74,11 @@ export async function checkSelect(connection: DuckDBConnection, sql: string): Pr
   if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
   // DuckDB takes a query's text as a C string: what follows a NUL would be checked here but not run.
   if (sql.includes('\0')) throw new AppError('sqlInvalid', 'The query holds a NUL character');
+  if (knownSelect(sql)) return;
   const verdict = await serializerVerdict(connection, sql);
   if (verdict.selects === undefined) throw await refusal(connection, sql, verdict);
   if (verdict.selects !== 1) throw statementCountError(verdict.selects);
+  remember(sql);
 }
 
 /** Whether a result came from a SELECT statement (what `checkSelect` let through; checked again on the result). */

@@ -313,7 +313,7 @@ export class Compactor {
   private async scanPartition(prefix: string): Promise<void> {
     const { segments } = this.deps;
     const entries = await segments.list(prefix);
-    const { live, covered } = await liveSegmentsOf(segments, entries);
+    const { live, covered } = await liveSegmentsOf(segments, entries.map((e) => e.key));
     if (covered.length > 0) await segments.delete(covered.map((c) => c.key));
     if (!this.deps.shared) {
       const compacted = new Set(entries.filter((e) => e.key.endsWith(compactedSuffix)).map((e) => e.key));

@@ -39,8 +39,15 @@ export class LocalSegmentStore implements SegmentStore {
   }
 
   async list(prefix: string): Promise<readonly SegmentEntry[]> {
-    const base = this.pathOf(prefix);
-    const out: SegmentEntry[] = [];
+    const keys = await this.listKeys(prefix);
+    // The sizes side by side: a listing costs one round of the file system, not one per file.
+    const sizes = await Promise.all(keys.map((key) => fs.stat(this.pathOf(key)).then((s) => s.size, () => -1)));
+    // (A size of -1: removed meanwhile, a compaction finished.)
+    return keys.flatMap((key, i) => ((sizes[i] ?? -1) >= 0 ? [{ key, bytes: sizes[i] ?? 0 }] : []));
+  }
+
+  async listKeys(prefix: string): Promise<readonly string[]> {
+    const out: string[] = [];
     const walk = async (dir: string, keyPrefix: string): Promise<void> => {
       let entries: Dirent[];
       try {
@@ -49,22 +56,18 @@ export class LocalSegmentStore implements SegmentStore {
         if ((error as { code?: unknown }).code === 'ENOENT') return;
         throw error;
       }
-      // A directory's entries are looked at side by side: a listing costs one round of the file system, not one per file.
+      // Subdirectories side by side. Names starting with a dot are temporary files (a put's, before its
+      // rename) and the work directory.
       await Promise.all(
         entries.map(async (entry) => {
-          // Names starting with a dot are temporary files (a put's, before its rename) and the work directory.
           if (entry.name.startsWith('.')) return;
           if (entry.isDirectory()) await walk(path.join(dir, entry.name), `${keyPrefix}${entry.name}/`);
-          else if (entry.isFile()) {
-            const bytes = await fs.stat(path.join(dir, entry.name)).then((s) => s.size, () => -1);
-            // (Removed meanwhile: a compaction finished.)
-            if (bytes >= 0) out.push({ key: `${keyPrefix}${entry.name}`, bytes });
-          }
+          else if (entry.isFile()) out.push(`${keyPrefix}${entry.name}`);
         }),
       );
     };
-    await walk(base, prefix);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    await walk(this.pathOf(prefix), prefix);
+    return out.sort();
   }
 
   async delete(keys: readonly string[]): Promise<void> {

@@ -8,7 +8,7 @@
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { baseNameOf, compactedKeyOfCovers, compactedSuffix, coversSuffix, parseSegmentKey, type SegmentName } from './segment-names.ts';
 import { retainedColumns, retainedTableSql, type RetainedColumn } from './segment-schema.ts';
-import { hourPartitionStart, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
+import { hourPartitionStart, type OpenedSegment, type SegmentStore } from './segment-store.ts';
 import fs from 'node:fs/promises';
 import { boundedMap } from '../core/bounded-map.ts';
 
@@ -68,16 +68,16 @@ async function coveredNames(segments: SegmentStore, coversKey: string): Promise<
  * holds. A covers list is read only when both tiers are there (while a compaction finishes, or after a
  * crash in the middle of one), and counts only when its compacted segment exists.
  */
-export async function liveSegmentsOf(segments: SegmentStore, entries: readonly SegmentEntry[]): Promise<{ readonly live: readonly SegmentName[]; readonly covered: readonly SegmentName[] }> {
-  const named = entries.flatMap((e) => parseSegmentKey(e.key) ?? []);
+export async function liveSegmentsOf(segments: SegmentStore, keys: readonly string[]): Promise<{ readonly live: readonly SegmentName[]; readonly covered: readonly SegmentName[] }> {
+  const named = keys.flatMap((key) => parseSegmentKey(key) ?? []);
   const hot = named.filter((s) => s.tier === 'hot');
   const compacted = named.filter((s) => s.tier === 'compacted');
   if (hot.length === 0 || compacted.length === 0) return { live: named, covered: [] };
   const compactedKeys = new Set(compacted.map((c) => c.key));
   const covered = new Set<string>();
-  for (const entry of entries) {
-    if (!entry.key.endsWith(coversSuffix) || !compactedKeys.has(compactedKeyOfCovers(entry.key))) continue;
-    for (const name of await coveredNames(segments, entry.key)) covered.add(name);
+  for (const key of keys) {
+    if (!key.endsWith(coversSuffix) || !compactedKeys.has(compactedKeyOfCovers(key))) continue;
+    for (const name of await coveredNames(segments, key)) covered.add(name);
   }
   return {
     live: [...compacted, ...hot.filter((h) => !covered.has(baseNameOf(h.key)))],
@@ -87,11 +87,11 @@ export async function liveSegmentsOf(segments: SegmentStore, entries: readonly S
 
 /** Whether a compacted segment of the hot segment's partition holds it (its covers list names it). */
 export async function isCompacted(segments: SegmentStore, hotKey: string): Promise<boolean> {
-  const entries = await segments.list(hotKey.slice(0, hotKey.lastIndexOf('/') + 1));
-  const compacted = new Set(entries.filter((e) => e.key.endsWith(compactedSuffix)).map((e) => e.key));
-  for (const entry of entries) {
-    if (!entry.key.endsWith(coversSuffix) || !compacted.has(compactedKeyOfCovers(entry.key))) continue;
-    if ((await coveredNames(segments, entry.key)).includes(baseNameOf(hotKey))) return true;
+  const keys = await segments.listKeys(hotKey.slice(0, hotKey.lastIndexOf('/') + 1));
+  const compacted = new Set(keys.filter((key) => key.endsWith(compactedSuffix)));
+  for (const key of keys) {
+    if (!key.endsWith(coversSuffix) || !compacted.has(compactedKeyOfCovers(key))) continue;
+    if ((await coveredNames(segments, key)).includes(baseNameOf(hotKey))) return true;
   }
   return false;
 }
@@ -101,7 +101,7 @@ export async function segmentsOfWindow(segments: SegmentStore, zoneId: string, w
   const compacted: SegmentName[] = [];
   const hot: SegmentName[] = [];
   // The partitions are listed side by side, and taken in order.
-  const partitions = await boundedMap(await partitionsOfWindow(segments, zoneId, window), listingsAtOnce, async (partition) => liveSegmentsOf(segments, await segments.list(`${zoneId}/${partition}/`)));
+  const partitions = await boundedMap(await partitionsOfWindow(segments, zoneId, window), listingsAtOnce, async (partition) => liveSegmentsOf(segments, await segments.listKeys(`${zoneId}/${partition}/`)));
   for (const { live } of partitions) {
     for (const segment of live) {
       if (segment.lastMs < window.startMs || segment.firstMs >= window.endMs) continue;

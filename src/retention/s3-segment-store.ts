@@ -58,6 +58,10 @@ export class S3SegmentStore implements SegmentStore {
     return entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
+  async listKeys(prefix: string): Promise<readonly string[]> {
+    return (await this.list(prefix)).map((entry) => entry.key);
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);

@@ -23,6 +23,8 @@ export interface SegmentStore {
   put(key: string, localPath: string): Promise<void>;
   /** The objects directly or indirectly under `prefix` (which ends in `/`), sorted by key. */
   list(prefix: string): Promise<readonly SegmentEntry[]>;
+  /** The keys of `list(prefix)` without their sizes, which a directory answers without a look at each file. */
+  listKeys(prefix: string): Promise<readonly string[]>;
   /** The names of the partitions directly under `prefix` ('' for the top: the zones), without slashes. */
   listPartitions(prefix: string): Promise<readonly string[]>;
   /** A local file with the segment's bytes, under `zoneDirectory` of the key's zone. */

@@ -27,6 +27,10 @@ function counting(inner: SegmentStore): SegmentStore & { listings: number } {
       store.listings += 1;
       return inner.list(prefix);
     },
+    listKeys: (prefix: string) => {
+      store.listings += 1;
+      return inner.listKeys(prefix);
+    },
     listPartitions: (prefix: string) => {
       store.listings += 1;
       return inner.listPartitions(prefix);
