@@ -5,7 +5,7 @@
  * the public product answers them (docs/log-explorer.md); two names equal but for case get `_2`, `_3`….
  * `interrupt` stops a running query (the runner's time limit).
  */
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBValue } from '@duckdb/node-api';
 import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
@@ -97,14 +97,22 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
       const keys = answerKeys(result.deduplicatedColumnNames());
       const rows: Record<string, JsonValue>[] = [];
       let truncated = false;
+      // Plain members, the fast shape, unless a column is called `__proto__`.
+      const plain = !keys.includes('__proto__');
       for await (const chunk of chunksOf(duck, result)) {
-        for (const values of chunk.getRows()) {
+        const columns = chunk.getColumns();
+        for (let r = 0; r < chunk.rowCount; r++) {
           if (rows.length === maxRows) {
             truncated = true;
             break;
           }
           const row: Record<string, JsonValue> = {};
-          values.forEach((value, i) => setMember(row, keys[i] as string, jsonOf(value)));
+          for (let c = 0; c < keys.length; c++) {
+            const key = keys[c] as string;
+            const value = jsonOf((columns[c] as DuckDBValue[])[r] as DuckDBValue);
+            if (plain) row[key] = value;
+            else setMember(row, key, value);
+          }
           rows.push(row);
         }
         if (truncated) break;

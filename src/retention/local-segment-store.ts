@@ -1,7 +1,12 @@
-/** Retained segments in a directory (by default `<data dir>/retained`): written by rename after a sync. */
+/**
+ * Retained segments in a directory (by default `<data dir>/retained`): written by rename after a sync. Key
+ * and partition listings are kept (listing-cache.ts): the node's own writes and removals, all made through
+ * this store, drop what they change at once, and a change made by hand is seen within 10 s.
+ */
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ListingCache } from './listing-cache.ts';
 import { zonePathComponent, type OpenedSegment, type SegmentEntry, type SegmentStore } from './segment-store.ts';
 
 async function syncDirectory(dir: string): Promise<void> {
@@ -13,8 +18,13 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/** How long a listing is kept, for changes made past the store. */
+const listingMaxAgeMs = 10_000;
+
 export class LocalSegmentStore implements SegmentStore {
   private readonly root: string;
+  private readonly keyListings = new ListingCache<readonly string[]>(listingMaxAgeMs);
+  private readonly partitionListings = new ListingCache<readonly string[]>(listingMaxAgeMs);
 
   constructor(root: string) {
     this.root = root;
@@ -35,7 +45,14 @@ export class LocalSegmentStore implements SegmentStore {
     }
     // A rename across file systems fails; the temporary files live under the same root for that reason.
     await fs.rename(localPath, target);
+    this.changed(key);
     await syncDirectory(path.dirname(target));
+  }
+
+  /** Forgets the listings a change of `key` (or of everything under a prefix) makes stale. */
+  private changed(key: string): void {
+    this.keyListings.changed(key);
+    this.partitionListings.changed(key);
   }
 
   async list(prefix: string): Promise<readonly SegmentEntry[]> {
@@ -46,7 +63,11 @@ export class LocalSegmentStore implements SegmentStore {
     return keys.flatMap((key, i) => ((sizes[i] ?? -1) >= 0 ? [{ key, bytes: sizes[i] ?? 0 }] : []));
   }
 
-  async listKeys(prefix: string): Promise<readonly string[]> {
+  listKeys(prefix: string): Promise<readonly string[]> {
+    return this.keyListings.get(prefix, () => this.readKeys(prefix));
+  }
+
+  private async readKeys(prefix: string): Promise<readonly string[]> {
     const out: string[] = [];
     const walk = async (dir: string, keyPrefix: string): Promise<void> => {
       let entries: Dirent[];
@@ -67,22 +88,27 @@ export class LocalSegmentStore implements SegmentStore {
       );
     };
     await walk(this.pathOf(prefix), prefix);
-    return out.sort();
+    return Object.freeze(out.sort());
   }
 
   async delete(keys: readonly string[]): Promise<void> {
     const dirs = new Set<string>();
     for (const key of keys) {
       await fs.rm(this.pathOf(key), { force: true });
+      this.changed(key);
       dirs.add(path.dirname(this.pathOf(key)));
     }
     for (const dir of dirs) await syncDirectory(dir).catch(() => {});
   }
 
-  async listPartitions(prefix: string): Promise<readonly string[]> {
+  listPartitions(prefix: string): Promise<readonly string[]> {
+    return this.partitionListings.get(prefix, () => this.readPartitions(prefix));
+  }
+
+  private async readPartitions(prefix: string): Promise<readonly string[]> {
     try {
       const entries = await fs.readdir(prefix === '' ? this.root : this.pathOf(prefix), { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+      return Object.freeze(entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort());
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ENOENT') return [];
       throw error;
@@ -99,6 +125,7 @@ export class LocalSegmentStore implements SegmentStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     await fs.rm(this.pathOf(prefix), { recursive: true, force: true });
+    this.changed(prefix);
   }
 
   close(): Promise<void> {

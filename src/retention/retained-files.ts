@@ -113,7 +113,7 @@ export async function segmentsOfWindow(segments: SegmentStore, zoneId: string, w
 
 /** A window's segments as local files, and the DuckDB table over them; release when done. */
 export interface OpenedRetained {
-  /** A table expression (`(SELECT … UNION ALL BY NAME …)`) with the columns of `retainedColumns`, or undefined when no file may hold an event of the window. */
+  /** A table expression (one tier's reader, or `(SELECT … UNION ALL BY NAME …)` of both) with the columns of `retainedColumns`, or undefined when no file may hold an event of the window. */
   readonly table: string | undefined;
   readonly columns: readonly RetainedColumn[];
   /** The local compacted (Parquet) files the table reads. */

@@ -169,6 +169,12 @@ describe('Log Explorer SQL sandbox', () => {
     assert.equal(answer.body.result[9999].n, 9999);
   });
 
+  it('answers a column called __proto__ as a member of its row like any other', async () => {
+    const answer = await query(zoneA, 'SELECT 1 AS "__proto__", 2 AS x, count(*) AS n FROM http_requests');
+    assert.equal(answer.status, 200, answer.text);
+    assert.match(answer.text, /"result":\[\{"__proto__":1,"x":2,"n":30\}\]/);
+  });
+
   it('refuses a query holding a NUL character, whatever follows it', async () => {
     const answer = await query(zoneA, 'SELECT 1 AS one\u0000; COPY (SELECT 1) TO \'/tmp/logexport-nul.csv\'');
     assert.equal(answer.status, 400, answer.text);
