@@ -10,7 +10,7 @@ import { AppError } from '../core/app-error.ts';
 import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { openRetained } from '../retention/retained-files.ts';
 import type { SegmentStore } from '../retention/segment-store.ts';
-import { emptyRetainedSql, explorerViewSql } from './explorer-view.ts';
+import { explorerViewSql } from './explorer-view.ts';
 import { explorerWindow } from './query-window.ts';
 import { loadDuckDB } from './duckdb-module.ts';
 import { SandboxPool } from './sandbox-pool.ts';
@@ -80,7 +80,7 @@ export class ExplorerQueries {
     let timer: NodeJS.Timeout | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      const viewSql = explorerViewSql(dataset, opened.table, emptyRetainedSql(opened.columns));
+      const viewSql = explorerViewSql(dataset, opened.table, opened.columns);
       const limits = this.deps.limits;
       const directory = this.deps.segments.zoneDirectory(zoneId);
       const query = startSandboxQuery(duck, this.sandboxes, { directory, viewSql, sql, maxRows: limits.maxRows });
