@@ -187,6 +187,10 @@ export async function startNodeUnderTest(
       clearInterval(sampler);
       if (child.exitCode === null) child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
+      // What the node wrote, and the removal of it (a discard per file where the file system is mounted with
+      // `discard`), is flushed now rather than during the next measurement: without this, a load run after
+      // another ran ~20 % slower than the first.
+      spawnSync('sync');
     },
   };
 }
