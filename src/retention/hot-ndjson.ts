@@ -71,8 +71,7 @@ export async function* readHotNdjson(file: SegmentFile, projection: LineProjecti
         from = 0;
         at = 0;
         // Handed to the response as it is, not joined with the next (the piece stays valid meanwhile).
-        const taken = answer.take();
-        if (taken !== undefined) yield taken;
+        yield* answer.take();
       }
       const written = runs >= maxRefusedRuns ? refusedLine : projection.project(piece, start, end, out, at);
       if (written === refusedLine) {
@@ -89,8 +88,7 @@ export async function* readHotNdjson(file: SegmentFile, projection: LineProjecti
     }
     if (refusedBytes >= maxRefusedBytes) yield* readHeld();
     if (at - from >= logpullPieceBytes) handOut();
-    const taken = answer.take();
-    if (taken !== undefined) yield taken;
+    yield* answer.take();
     if (answer.done) break;
   }
   if (refused.length > 0 && !answer.done) yield* readHeld();

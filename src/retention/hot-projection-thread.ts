@@ -53,8 +53,7 @@ async function run(): Promise<void> {
   const answer = new NdjsonAnswer({ fields, count: undefined, sample: job.sample, timestamps: 'unixnano', redact: job.redact });
   const readRefused = async function* (lines: readonly Buffer[]): AsyncGenerator<Buffer> {
     // What was kept before these lines goes first.
-    const before = answer.take(0);
-    if (before !== undefined) yield before;
+    yield* answer.take(0);
     const joined = owned(Buffer.concat(lines));
     await post({ kind: 'refused', bytes: joined }, joined);
   };
@@ -63,8 +62,7 @@ async function run(): Promise<void> {
       const bytes = owned(piece);
       await post({ kind: 'lines', bytes }, bytes);
     }
-    const rest = answer.take(0);
-    if (rest !== undefined) {
+    for (const rest of answer.take(0)) {
       const bytes = owned(rest);
       await post({ kind: 'lines', bytes }, bytes);
     }

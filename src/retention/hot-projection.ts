@@ -115,8 +115,7 @@ export async function* readHotNdjsonOnThread(
         for (let i = bytes.indexOf(newline); i >= 0; i = bytes.indexOf(newline, i + 1)) lines++;
         const kept = answer.keepsLines(lines);
         answer.add(kept === lines ? bytes : firstLines(bytes, kept));
-        const piece = answer.take();
-        if (piece !== undefined) yield piece;
+        yield* answer.take();
       } else yield* readRefused(linesOf(bytes));
       if (answer.done) break;
       worker.postMessage('taken');

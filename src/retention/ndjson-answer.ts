@@ -50,13 +50,41 @@ export class NdjsonAnswer {
     this.bytes += part.byteLength;
   }
 
-  /** What was gathered, once it is at least `atLeast` bytes (and not empty); undefined otherwise. */
-  take(atLeast: number = logpullPieceBytes): Buffer | undefined {
-    if (this.bytes === 0 || this.bytes < atLeast) return undefined;
-    const only = this.parts.length === 1 ? this.parts[0] : undefined;
-    const piece = only !== undefined ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(this.parts, this.bytes);
+  /**
+   * What was gathered, once it is at least `atLeast` bytes (and not empty), in pieces: a part of
+   * `ownPieceBytes` or more is a piece as it is, and the parts between such are joined (fewer, larger writes
+   * without copying what is large already). Empty otherwise.
+   */
+  take(atLeast: number = logpullPieceBytes): Buffer[] {
+    if (this.bytes === 0 || this.bytes < atLeast) return [];
+    const pieces: Buffer[] = [];
+    let small: Uint8Array[] = [];
+    let smallBytes = 0;
+    const joinSmall = (): void => {
+      if (small.length === 0) return;
+      pieces.push(small.length === 1 ? bufferOf(small[0] as Uint8Array) : Buffer.concat(small, smallBytes));
+      small = [];
+      smallBytes = 0;
+    };
+    for (const part of this.parts) {
+      if (part.byteLength >= ownPieceBytes) {
+        joinSmall();
+        pieces.push(bufferOf(part));
+      } else {
+        small.push(part);
+        smallBytes += part.byteLength;
+      }
+    }
+    joinSmall();
     this.parts = [];
     this.bytes = 0;
-    return piece;
+    return pieces;
   }
+}
+
+/** Parts at least this large go to the response as they are. */
+const ownPieceBytes = 64 * 1024;
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
