@@ -106,29 +106,37 @@ async function* duckdbNdjson(connection: DuckDBConnection, sql: string, answer: 
   const result = await connection.stream(sql);
   // The lines' UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
   const lines = await BlobColumnReader.of(0);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (chunk === null || chunk.rowCount === 0) return;
-    lines.read(chunk);
-    const records = chunk.getColumnVector(1);
-    const rays = chunk.getColumnVector(2);
-    for (let r = 0; r < chunk.rowCount && !answer.done; ) {
-      if (lines.isNull(r)) {
-        if (answer.keeps(answer.samples ? rayOf(rays.getItem(r)) : '')) answer.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
-        r++;
-      } else if (answer.samples) {
-        if (answer.keeps(rayOf(rays.getItem(r)))) for (const piece of lines.pieces(r, r + 1)) answer.add(piece);
-        r++;
-      } else {
-        // A run of DuckDB's lines, copied out together (as many as `count` leaves).
-        let end = r + 1;
-        while (end < chunk.rowCount && !lines.isNull(end)) end++;
-        for (const piece of lines.pieces(r, r + answer.keepsLines(end - r))) answer.add(piece);
-        r = end;
+  let next = result.fetchChunk();
+  try {
+    for (;;) {
+      const chunk = await next;
+      if (chunk === null || chunk.rowCount === 0) return;
+      // DuckDB makes the next chunk (on its thread) while this one is copied out and written.
+      next = result.fetchChunk();
+      lines.read(chunk);
+      const records = chunk.getColumnVector(1);
+      const rays = chunk.getColumnVector(2);
+      for (let r = 0; r < chunk.rowCount && !answer.done; ) {
+        if (lines.isNull(r)) {
+          if (answer.keeps(answer.samples ? rayOf(rays.getItem(r)) : '')) answer.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
+          r++;
+        } else if (answer.samples) {
+          if (answer.keeps(rayOf(rays.getItem(r)))) for (const piece of lines.pieces(r, r + 1)) answer.add(piece);
+          r++;
+        } else {
+          // A run of DuckDB's lines, copied out together (as many as `count` leaves).
+          let end = r + 1;
+          while (end < chunk.rowCount && !lines.isNull(end)) end++;
+          for (const piece of lines.pieces(r, r + answer.keepsLines(end - r))) answer.add(piece);
+          r = end;
+        }
       }
+      yield* answer.take();
+      if (answer.done) return;
     }
-    yield* answer.take();
-    if (answer.done) return;
+  } finally {
+    // The connection is closed after this: no fetch may still be running then.
+    await next.catch(() => null);
   }
 }
 
