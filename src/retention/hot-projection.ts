@@ -111,10 +111,13 @@ export async function* readHotNdjsonOnThread(
       if (message.kind === 'failed') throw new Error(message.message);
       const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
       if (message.kind === 'lines') {
-        let lines = 0;
-        for (let i = bytes.indexOf(newline); i >= 0; i = bytes.indexOf(newline, i + 1)) lines++;
-        const kept = answer.keepsLines(lines);
-        answer.add(kept === lines ? bytes : firstLines(bytes, kept));
+        // Lines are counted only against a `count` (a search of every line, ~0.3 µs each).
+        if (answer.counts) {
+          let lines = 0;
+          for (let i = bytes.indexOf(newline); i >= 0; i = bytes.indexOf(newline, i + 1)) lines++;
+          const kept = answer.keepsLines(lines);
+          answer.add(kept === lines ? bytes : firstLines(bytes, kept));
+        } else answer.add(bytes);
         yield* answer.take();
       } else yield* readRefused(linesOf(bytes));
       if (answer.done) break;

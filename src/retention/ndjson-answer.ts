@@ -12,6 +12,8 @@ import type { LogpullOutput } from './logpull-query.ts';
 export class NdjsonAnswer {
   /** Lines that may still be kept (`count`; infinite without one). */
   left: number;
+  /** Whether `count` caps the answer: without it, kept lines need not be counted. */
+  readonly counts: boolean;
   /** Whether `keeps` needs the RayID (sampling): without it every line is kept. */
   readonly samples: boolean;
   private readonly threshold: number;
@@ -20,6 +22,7 @@ export class NdjsonAnswer {
 
   constructor(output: LogpullOutput) {
     this.left = output.count ?? Number.POSITIVE_INFINITY;
+    this.counts = output.count !== undefined;
     this.samples = output.sample < 1;
     this.threshold = output.sample * 0x1_0000_0000;
   }
