@@ -1,9 +1,10 @@
 /**
  * A large Logpull's hot segments projected on a thread of their own (hot-projection-thread.ts), so the main
- * thread only counts, writes the answer and has DuckDB read the lines the projection refused: projecting is
- * most of the work, and with it off the main thread the node uses a second core (the compacted tier has
- * DuckDB's threads for the same). The thread samples; `count` is applied here, in order, across its lines and
- * DuckDB's. Started per call, for calls with enough hot bytes to pay for a thread (~50 ms to start).
+ * thread only writes the answer (counting its lines against `count`) and has DuckDB read the lines the
+ * projection refused: projecting is most of the work, and with it off the main thread the node uses a second
+ * core (the compacted tier has DuckDB's thread for the same). The thread samples; `count` is applied here,
+ * in order, across its lines and DuckDB's. Started per call, for calls with enough hot bytes to pay for a
+ * thread (~50 ms to start).
  */
 import { Worker } from 'node:worker_threads';
 import type { Dataset, DatasetField, FieldType } from '../domain/datasets/http-requests.ts';

@@ -1,5 +1,5 @@
 /**
- * Logpull's fast path: DuckDB writes each record's NDJSON line itself, in C++ on its own threads, exactly as
+ * Logpull's fast path: DuckDB writes each record's NDJSON line itself, in C++ on its own thread, exactly as
  * the job formatter (ingest/stages/format.ts) would — `{"Field":value,…}` with absent fields as `null`,
  * timestamps as Unix nanoseconds — so JavaScript only samples, counts and joins lines. Where DuckDB's JSON
  * text could differ from JSON.stringify's (a string with a control character, which DuckDB escapes with
