@@ -32,23 +32,36 @@ function redact(bytes: Uint8Array, start: number, end: number): void {
   for (let i = start; i < end - 1; i++) if (bytes[i] === dollar && bytes[i + 1] === openBrace) bytes[i] = 0x78;
 }
 
-/** The answer's pieces from the hot segment open as `file`. Stops when the answer is done. */
-export async function* readHotNdjson(file: SegmentFile, projection: LineProjection, answer: NdjsonAnswer, readRefused: RefusedReader, redacts: boolean): AsyncGenerator<Buffer> {
-  let out = Buffer.allocUnsafe(outBytes);
-  /** Projected lines kept are at [from, at) of `out`, not yet added to the answer. */
-  let from = 0;
+/**
+ * The answer's pieces from the hot segment open as `file`. Stops when the answer is done. The lines are
+ * projected into buffers from `allocate` (one of at least that many bytes), each handed to the answer once and
+ * never written again, so a thread can move it to another instead of copying it.
+ */
+export async function* readHotNdjson(
+  file: SegmentFile,
+  projection: LineProjection,
+  answer: NdjsonAnswer,
+  readRefused: RefusedReader,
+  redacts: boolean,
+  allocate: (bytes: number) => Buffer = Buffer.allocUnsafe,
+): AsyncGenerator<Buffer> {
+  let out = allocate(outBytes);
+  /** Projected lines kept are at [0, at) of `out`, not yet added to the answer. */
   let at = 0;
   let refused: Buffer[] = [];
   let refusedBytes = 0;
   let runs = 0;
-  const handOut = (): void => {
-    if (at === from) return;
-    if (redacts) redact(out, from, at);
-    answer.add(out.subarray(from, at));
-    from = at;
+  /** Adds the kept lines to the answer; the next go to a new buffer of at least `need` bytes (none when 0: the end). */
+  const handOut = (need = outBytes): void => {
+    if (at > 0) {
+      if (redacts) redact(out, 0, at);
+      answer.add(out.subarray(0, at));
+    }
+    if (need > 0 && (at > 0 || out.length < need)) out = allocate(Math.max(outBytes, need));
+    at = 0;
   };
-  async function* readHeld(): AsyncGenerator<Buffer> {
-    handOut();
+  async function* readHeld(need?: number): AsyncGenerator<Buffer> {
+    handOut(need);
     const lines = refused;
     refused = [];
     refusedBytes = 0;
@@ -66,13 +79,9 @@ export async function* readHotNdjson(file: SegmentFile, projection: LineProjecti
       }
       const need = projection.maxOutputBytes(end - start);
       if (out.length - at < need) {
-        handOut();
-        out = Buffer.allocUnsafe(Math.max(outBytes, need));
-        from = 0;
-        at = 0;
-        // Handed to the response as it is, not joined with the next (the piece stays valid meanwhile).
-        const taken = answer.take();
-        if (taken !== undefined) yield taken;
+        handOut(need);
+        // Handed to the response as it is, not joined with the next.
+        yield* answer.take();
       }
       const written = runs >= maxRefusedRuns ? refusedLine : projection.project(piece, start, end, out, at);
       if (written === refusedLine) {
@@ -80,19 +89,24 @@ export async function* readHotNdjson(file: SegmentFile, projection: LineProjecti
         refused.push(Buffer.from(piece.subarray(start, end + 1)));
         refusedBytes += end + 1 - start;
       } else if (written !== skippedLine) {
-        // Refused lines come before this one: DuckDB's lines for them go first (the projected line stays where
-        // it is in `out`, after what was handed out).
-        if (refused.length > 0) yield* readHeld();
-        if (answer.keeps(answer.samples ? projection.rayId() : '')) at = written;
+        let stop = written;
+        if (refused.length > 0) {
+          // Refused lines come before this one: DuckDB's lines for them go first, after the kept ones, and this
+          // line (written after those) starts the next buffer.
+          const line = Buffer.from(out.subarray(at, written));
+          yield* readHeld(line.length);
+          out.set(line, 0);
+          stop = line.length;
+        }
+        if (answer.keeps(answer.samples ? projection.rayId() : '')) at = stop;
       }
       start = end + 1;
     }
     if (refusedBytes >= maxRefusedBytes) yield* readHeld();
-    if (at - from >= logpullPieceBytes) handOut();
-    const taken = answer.take();
-    if (taken !== undefined) yield taken;
+    if (at >= logpullPieceBytes) handOut();
+    yield* answer.take();
     if (answer.done) break;
   }
   if (refused.length > 0 && !answer.done) yield* readHeld();
-  handOut();
+  handOut(0);
 }

@@ -53,21 +53,24 @@ async function run(): Promise<void> {
   const answer = new NdjsonAnswer({ fields, count: undefined, sample: job.sample, timestamps: 'unixnano', redact: job.redact });
   const readRefused = async function* (lines: readonly Buffer[]): AsyncGenerator<Buffer> {
     // What was kept before these lines goes first.
-    const before = answer.take(0);
-    if (before !== undefined) yield before;
+    yield* answer.take(0);
     const joined = owned(Buffer.concat(lines));
     await post({ kind: 'refused', bytes: joined }, joined);
   };
+  // The buffers lines are projected into: each is handed out once and never written again, so it is moved as it is.
+  const movable = new WeakSet<ArrayBufferLike>();
+  const allocate = (bytes: number): Buffer => {
+    const buffer = Buffer.allocUnsafeSlow(bytes);
+    movable.add(buffer.buffer);
+    return buffer;
+  };
+  const postLines = async (piece: Buffer): Promise<void> => {
+    const bytes = movable.delete(piece.buffer) ? piece : owned(piece);
+    await post({ kind: 'lines', bytes }, bytes);
+  };
   for (const fd of job.fds) {
-    for await (const piece of readHotNdjson(fileOf(fd), projection, answer, readRefused, job.redact)) {
-      const bytes = owned(piece);
-      await post({ kind: 'lines', bytes }, bytes);
-    }
-    const rest = answer.take(0);
-    if (rest !== undefined) {
-      const bytes = owned(rest);
-      await post({ kind: 'lines', bytes }, bytes);
-    }
+    for await (const piece of readHotNdjson(fileOf(fd), projection, answer, readRefused, job.redact, allocate)) await postLines(piece);
+    for (const rest of answer.take(0)) await postLines(rest);
   }
   port?.postMessage({ kind: 'end' } satisfies HotProjectionMessage);
 }

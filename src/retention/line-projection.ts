@@ -391,7 +391,8 @@ export class LineProjection {
     let o = at;
     for (let k = 0; k < order.length; k++) {
       const constant = constants[k] as Uint8Array;
-      if (constant.length > 64) {
+      // A constant beyond a field name (`,"A":null,"B":…`) is copied natively: measured cheaper from 17 bytes.
+      if (constant.length > 16) {
         out.set(constant, o);
         o += constant.length;
       } else o = copyWords(constantViews[k] as DataView, constant, 0, constant.length, outView, out, o);

@@ -12,6 +12,8 @@ import type { LogpullOutput } from './logpull-query.ts';
 export class NdjsonAnswer {
   /** Lines that may still be kept (`count`; infinite without one). */
   left: number;
+  /** Whether `count` caps the answer: without it, kept lines need not be counted. */
+  readonly counts: boolean;
   /** Whether `keeps` needs the RayID (sampling): without it every line is kept. */
   readonly samples: boolean;
   private readonly threshold: number;
@@ -20,6 +22,7 @@ export class NdjsonAnswer {
 
   constructor(output: LogpullOutput) {
     this.left = output.count ?? Number.POSITIVE_INFINITY;
+    this.counts = output.count !== undefined;
     this.samples = output.sample < 1;
     this.threshold = output.sample * 0x1_0000_0000;
   }
@@ -50,13 +53,41 @@ export class NdjsonAnswer {
     this.bytes += part.byteLength;
   }
 
-  /** What was gathered, once it is at least `atLeast` bytes (and not empty); undefined otherwise. */
-  take(atLeast: number = logpullPieceBytes): Buffer | undefined {
-    if (this.bytes === 0 || this.bytes < atLeast) return undefined;
-    const only = this.parts.length === 1 ? this.parts[0] : undefined;
-    const piece = only !== undefined ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(this.parts, this.bytes);
+  /**
+   * What was gathered, once it is at least `atLeast` bytes (and not empty), in pieces: a part of
+   * `ownPieceBytes` or more is a piece as it is, and the parts between such are joined (fewer, larger writes
+   * without copying what is large already). Empty otherwise.
+   */
+  take(atLeast: number = logpullPieceBytes): Buffer[] {
+    if (this.bytes === 0 || this.bytes < atLeast) return [];
+    const pieces: Buffer[] = [];
+    let small: Uint8Array[] = [];
+    let smallBytes = 0;
+    const joinSmall = (): void => {
+      if (small.length === 0) return;
+      pieces.push(small.length === 1 ? bufferOf(small[0] as Uint8Array) : Buffer.concat(small, smallBytes));
+      small = [];
+      smallBytes = 0;
+    };
+    for (const part of this.parts) {
+      if (part.byteLength >= ownPieceBytes) {
+        joinSmall();
+        pieces.push(bufferOf(part));
+      } else {
+        small.push(part);
+        smallBytes += part.byteLength;
+      }
+    }
+    joinSmall();
     this.parts = [];
     this.bytes = 0;
-    return piece;
+    return pieces;
   }
+}
+
+/** Parts at least this large go to the response as they are. */
+const ownPieceBytes = 64 * 1024;
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

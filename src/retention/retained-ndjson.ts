@@ -1,5 +1,5 @@
 /**
- * Logpull's fast path: DuckDB writes each record's NDJSON line itself, in C++ on its own threads, exactly as
+ * Logpull's fast path: DuckDB writes each record's NDJSON line itself, in C++ on its own thread, exactly as
  * the job formatter (ingest/stages/format.ts) would — `{"Field":value,…}` with absent fields as `null`,
  * timestamps as Unix nanoseconds — so JavaScript only samples, counts and joins lines. Where DuckDB's JSON
  * text could differ from JSON.stringify's (a string with a control character, which DuckDB escapes with
@@ -13,12 +13,13 @@
 import { randomBytes } from 'node:crypto';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { DuckDBBlobVector, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { utf8Bytes } from '../core/utf8-bytes.ts';
 import type { Dataset, DatasetField } from '../domain/datasets/http-requests.ts';
 import { resolveOutputPlan } from '../domain/jobs/output-options.ts';
 import { compileFormatter, type RecordFormatter } from '../ingest/stages/format.ts';
 import { zstdFrame } from '../ingest/zstd-frame.ts';
+import { BlobColumnReader } from './blob-column-reader.ts';
 import { withoutDuplicateKeys } from './hot-repair.ts';
 import { readHotNdjson, type RefusedReader } from './hot-ndjson.ts';
 import { projectionThreadFree, projectionThreadFromBytes, readHotNdjsonOnThread } from './hot-projection.ts';
@@ -103,25 +104,44 @@ export function ndjsonQuery(fields: readonly DatasetField[], redact: boolean, fr
 /** DuckDB's answer to an `ndjsonQuery`, into `answer`: its pieces as they fill. */
 async function* duckdbNdjson(connection: DuckDBConnection, sql: string, answer: NdjsonAnswer, formatter: RecordFormatter): AsyncGenerator<Buffer> {
   const result = await connection.stream(sql);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (chunk === null || chunk.rowCount === 0) return;
-    // The line's UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
-    const lines = chunk.getColumnVector(0) as DuckDBBlobVector;
-    const records = chunk.getColumnVector(1);
-    const rays = chunk.getColumnVector(2);
-    for (let r = 0; r < chunk.rowCount && !answer.done; r++) {
-      if (answer.samples) {
-        const ray = rays.getItem(r);
-        if (!answer.keeps(typeof ray === 'string' ? ray : '')) continue;
-      } else answer.keeps('');
-      const line = lines.getItemBytes(r);
-      answer.add(line ?? utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
+  // The lines' UTF-8 bytes as DuckDB wrote them (a BLOB): no decoding into a string and encoding back.
+  const lines = await BlobColumnReader.of(0);
+  let next = result.fetchChunk();
+  try {
+    for (;;) {
+      const chunk = await next;
+      if (chunk === null || chunk.rowCount === 0) return;
+      // DuckDB makes the next chunk (on its thread) while this one is copied out and written.
+      next = result.fetchChunk();
+      lines.read(chunk);
+      const records = chunk.getColumnVector(1);
+      const rays = chunk.getColumnVector(2);
+      for (let r = 0; r < chunk.rowCount && !answer.done; ) {
+        if (lines.isNull(r)) {
+          if (answer.keeps(answer.samples ? rayOf(rays.getItem(r)) : '')) answer.add(utf8Bytes(formatter.format(JSON.parse(String(records.getItem(r))) as Record<string, unknown>)));
+          r++;
+        } else if (answer.samples) {
+          if (answer.keeps(rayOf(rays.getItem(r)))) for (const piece of lines.pieces(r, r + 1)) answer.add(piece);
+          r++;
+        } else {
+          // A run of DuckDB's lines, copied out together (as many as `count` leaves).
+          let end = r + 1;
+          while (end < chunk.rowCount && !lines.isNull(end)) end++;
+          for (const piece of lines.pieces(r, r + answer.keepsLines(end - r))) answer.add(piece);
+          r = end;
+        }
+      }
+      yield* answer.take();
+      if (answer.done) return;
     }
-    const piece = answer.take();
-    if (piece !== undefined) yield piece;
-    if (answer.done) return;
+  } finally {
+    // The connection is closed after this: no fetch may still be running then.
+    await next.catch(() => null);
   }
+}
+
+function rayOf(ray: unknown): string {
+  return typeof ray === 'string' ? ray : '';
 }
 
 /** Attempts to open a window's files when a hot one goes (compacted) between listing and opening. */
@@ -213,8 +233,7 @@ export async function* readRetainedNdjson(
         yield* readHotNdjson(handle, projection, answer, readRefused, output.redact);
       }
     }
-    const rest = answer.take(0);
-    if (rest !== undefined) yield rest;
+    yield* answer.take(0);
   } finally {
     connection?.closeSync();
     await opened.release();

@@ -46,7 +46,11 @@ export type RetentionCounters = Map<string, number>;
 
 export class Retention implements RetainedSource {
   readonly segments: SegmentStore;
-  readonly engine = new SegmentEngine();
+  /**
+   * One thread: a streamed read (Logpull's lines, replay) runs as one pipeline pulled chunk by chunk, and a
+   * second thread only added CPU (~+30 %, a quarter more wall time on two cores) without speeding it up.
+   */
+  readonly engine = new SegmentEngine(1);
   readonly retentionMs: number;
   readonly written: RetentionCounters = new Map();
   readonly replays: Replays;
