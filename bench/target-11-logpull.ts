@@ -3,9 +3,12 @@
  * (NDJSON, no gzip), at ≥ 2× the records/s of the minimal chain (JSON.parse → pick fields → JSON.stringify
  * → gzip, one thread) over the same records with the same fields — from the hot tier (the node compacts
  * nothing: LOGEXPORT_RETENTION_COMPACT_BUDGET=0) and from compacted segments (the same data directory, on a
- * node started again that compacts everything at once).
+ * node started again that compacts everything at once). The measured pull's client is a process of its own
+ * (stream-client.ts), as a real one would be.
  */
+import { execFile } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { httpRequests } from '../src/domain/datasets/http-requests.ts';
 import type { BenchContext } from './bench-context.ts';
 import { runBaseline } from './baseline.ts';
@@ -29,6 +32,17 @@ function stream(url: string, headers: Readonly<Record<string, string>>): Promise
         res.on('error', reject);
       })
       .on('error', reject);
+  });
+}
+
+/** Reads a streamed answer to the end in a client process of its own (stream-client.ts); answers what it read and the time it took. */
+function streamInOwnProcess(url: string, headers: Readonly<Record<string, string>>): Promise<{ status: number; bytes: number; lines: number; seconds: number }> {
+  const client = fileURLToPath(new URL('./stream-client.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', client, url, JSON.stringify(headers)], { maxBuffer: 1024 * 1024 }, (error, stdout) => {
+      if (error !== null) reject(error);
+      else resolve(JSON.parse(stdout) as { status: number; bytes: number; lines: number; seconds: number });
+    });
   });
 }
 
@@ -57,9 +71,8 @@ export async function targetLogpull(bench: BenchContext): Promise<void> {
       // Segments close within the flush interval; wait until every event is readable.
       const until = Date.now() + 180_000;
       while ((await stream(`${base}&fields=RayID`, of.auth)).lines < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 1000));
-      const started = performance.now();
-      const answer = await stream(`${base}&fields=${fields.join(',')}`, of.auth);
-      const secondsTaken = (performance.now() - started) / 1000;
+      const answer = await streamInOwnProcess(`${base}&fields=${fields.join(',')}`, of.auth);
+      const secondsTaken = answer.seconds;
       const rate = answer.lines / secondsTaken;
       bench.line(`received from the ${tier}, streamed`, `${answer.lines} records, ${(answer.bytes / 1e6).toFixed(0)} MB in ${secondsTaken.toFixed(2)} s: ${Math.round(rate)} records/s (status ${answer.status})`);
       return answer.lines === accepted ? rate / baseline.recordsPerSecond : 0;
