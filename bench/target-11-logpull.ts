@@ -7,41 +7,23 @@
  * (stream-client.ts), as a real one would be.
  */
 import { execFile } from 'node:child_process';
-import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { httpRequests } from '../src/domain/datasets/http-requests.ts';
 import type { BenchContext } from './bench-context.ts';
 import { runBaseline } from './baseline.ts';
+import { readStreamed, type Streamed } from './stream-client.ts';
 import { nodeMetric, postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 
 const total = 1_000_000;
 const perRequest = 2000;
 
-/** Reads a streamed answer to the end; answers its bytes and lines. */
-function stream(url: string, headers: Readonly<Record<string, string>>): Promise<{ status: number; bytes: number; lines: number }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { ...headers, 'accept-encoding': 'identity' } }, (res) => {
-        let bytes = 0;
-        let lines = 0;
-        res.on('data', (d: Buffer) => {
-          bytes += d.length;
-          for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines }));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
-
 /** Reads a streamed answer to the end in a client process of its own (stream-client.ts); answers what it read and the time it took. */
-function streamInOwnProcess(url: string, headers: Readonly<Record<string, string>>): Promise<{ status: number; bytes: number; lines: number; seconds: number }> {
+function streamInOwnProcess(url: string, headers: Readonly<Record<string, string>>): Promise<Streamed> {
   const client = fileURLToPath(new URL('./stream-client.ts', import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', client, url, JSON.stringify(headers)], { maxBuffer: 1024 * 1024 }, (error, stdout) => {
       if (error !== null) reject(error);
-      else resolve(JSON.parse(stdout) as { status: number; bytes: number; lines: number; seconds: number });
+      else resolve(JSON.parse(stdout) as Streamed);
     });
   });
 }
@@ -70,7 +52,7 @@ export async function targetLogpull(bench: BenchContext): Promise<void> {
       const base = `${of.url}/client/v4/zones/${of.zoneId}/logs/received?start=${startS}&end=${startS + 3600}`;
       // Segments close within the flush interval; wait until every event is readable.
       const until = Date.now() + 180_000;
-      while ((await stream(`${base}&fields=RayID`, of.auth)).lines < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 1000));
+      while ((await readStreamed(`${base}&fields=RayID`, of.auth)).lines < accepted && Date.now() < until) await new Promise((r) => setTimeout(r, 1000));
       const answer = await streamInOwnProcess(`${base}&fields=${fields.join(',')}`, of.auth);
       const secondsTaken = answer.seconds;
       const rate = answer.lines / secondsTaken;
