@@ -163,8 +163,9 @@ export async function startApp(config: AppConfig, options: AppOptions = {}): Pro
       ...(options.retentionExpiryMs === undefined ? {} : { expiryEveryMs: options.retentionExpiryMs }),
       // Saturated when every worker has a request to process, working while any request is under way: the compaction of retained segments waits for ingest.
       ingestLoad: () => {
-        if (config.workers > 0 && workers.pendingOnWorkers() >= config.workers) return 'saturated';
-        return workers.pendingOnWorkers() > 0 || ingestor.requestsInFlight > 0 ? 'working' : 'idle';
+        const pending = workers.pendingOnWorkers();
+        if (config.workers > 0 && pending >= config.workers) return 'saturated';
+        return pending > 0 || ingestor.requestsInFlight > 0 ? 'working' : 'idle';
       },
     });
     closers.push(() => retention.stop());

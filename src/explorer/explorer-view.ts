@@ -7,7 +7,7 @@
  * dataset's, and is left out. Pure.
  */
 import type { Dataset, FieldType } from '../domain/datasets/http-requests.ts';
-import { sqlIdentifier } from '../retention/segment-schema.ts';
+import { sqlIdentifier, type RetainedColumn } from '../retention/segment-schema.ts';
 
 /** The table name queries select from (the dataset's id). */
 export function explorerTableName(dataset: Dataset): string {
@@ -35,12 +35,12 @@ function columnExpression(name: string, type: FieldType): string {
  * `CREATE TEMP VIEW http_requests AS …` over `table` (retainedTableSql's expression), or over an empty
  * relation of the retained `columns` when the zone has no segment in the window.
  */
-export function explorerViewSql(dataset: Dataset, table: string | undefined, retained: readonly { readonly name: string; readonly type: string }[]): string {
+export function explorerViewSql(dataset: Dataset, table: string | undefined, retained: readonly RetainedColumn[]): string {
   const columns = dataset.fields.map((f) => columnExpression(f.name, f.type)).join(', ');
   return `CREATE TEMP VIEW ${sqlIdentifier(explorerTableName(dataset))} AS SELECT ${columns} FROM ${table ?? emptyRetainedSql(retained)}`;
 }
 
 /** An empty relation with a dataset's retained columns, for a zone with nothing retained in the window. */
-function emptyRetainedSql(columns: readonly { readonly name: string; readonly type: string }[]): string {
+function emptyRetainedSql(columns: readonly RetainedColumn[]): string {
   return `(SELECT ${columns.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdentifier(c.name)}`).join(', ')} LIMIT 0)`;
 }

@@ -5,6 +5,7 @@
  * everything else (dates, intervals, UUIDs, decimals beyond a double…) as DuckDB writes it.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
+import { setMember } from '../core/set-member.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
 
 /** What a JSON answer holds. */
@@ -39,11 +40,6 @@ function timestampJson(nanos: bigint, text: string): string {
   // ±infinity (and dates beyond JavaScript's range) as DuckDB writes them.
   const ms = Number(nanos / 1_000_000n);
   return Math.abs(ms) <= 8.64e15 ? rfc3339OfNanos(nanos) : text;
-}
-
-/** Sets a member even when its name is `__proto__` (a header or alias may be called anything). */
-export function setMember(object: Record<string, JsonValue>, key: string, value: JsonValue): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function numberJson(value: number): number | string {

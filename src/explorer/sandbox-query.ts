@@ -8,7 +8,8 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBValue } from '@duckdb/node-api';
 import { AppError } from '../core/app-error.ts';
 import type { DuckDBModule } from './duckdb-module.ts';
-import { jsonConverter, setMember, type JsonValue } from './json-value.ts';
+import { setMember } from '../core/set-member.ts';
+import { jsonConverter, type JsonValue } from './json-value.ts';
 import { breaksInstance, type QueryOutcome, type SandboxPool } from './sandbox-pool.ts';
 import { sqlAppError } from './sql-error.ts';
 import { checkSelect, isSelectResult, prepareSelect } from './statement-check.ts';
@@ -97,8 +98,6 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
       const keys = answerKeys(result.deduplicatedColumnNames());
       const rows: Record<string, JsonValue>[] = [];
       let truncated = false;
-      // Plain members, the fast shape, unless a column is called `__proto__`.
-      const plain = !keys.includes('__proto__');
       for await (const chunk of chunksOf(duck, result)) {
         const columns = chunk.getColumns();
         for (let r = 0; r < chunk.rowCount; r++) {
@@ -107,12 +106,7 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
             break;
           }
           const row: Record<string, JsonValue> = {};
-          for (let c = 0; c < keys.length; c++) {
-            const key = keys[c] as string;
-            const value = jsonOf((columns[c] as DuckDBValue[])[r] as DuckDBValue);
-            if (plain) row[key] = value;
-            else setMember(row, key, value);
-          }
+          for (let c = 0; c < keys.length; c++) setMember(row, keys[c] as string, jsonOf((columns[c] as DuckDBValue[])[r] as DuckDBValue));
           rows.push(row);
         }
         if (truncated) break;

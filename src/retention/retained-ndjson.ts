@@ -222,8 +222,7 @@ export async function* readRetainedNdjson(
     const compacted = retainedTableSql(opened.compacted, [], dataset);
     if (compacted !== undefined) yield* duckdbNdjson(await connect(), query(compacted), answer, formatter);
     const readRefused: RefusedReader = (lines) => duckdbRefused(lines, source, connect, query, dataset, answer, formatter);
-    let hotBytes = 0;
-    for (const handle of opened.hot) hotBytes += (await handle.stat()).size;
+    const hotBytes = (await Promise.all(opened.hot.map((handle) => handle.stat()))).reduce((sum, stat) => sum + stat.size, 0);
     if (opened.hot.length > 0 && !answer.done && hotBytes >= (source.projectionThreadFromBytes ?? projectionThreadFromBytes) && projectionThreadFree()) {
       yield* readHotNdjsonOnThread(opened.hot.map((h) => h.fd), output.fields, dataset, msWindowOf(window), only?.rayId, output.sample, output.redact, answer, readRefused);
     } else {

@@ -17,7 +17,8 @@ import { createHash } from 'node:crypto';
 import { httpRequests } from '../../domain/datasets/http-requests.ts';
 import { rawRequestHeadersKey, rawResponseHeadersKey } from '../../domain/datasets/raw-headers.ts';
 import { maxTimestampDouble } from '../../domain/datasets/timestamp-range.ts';
-import { MemberList, ObjectShapes, setMember } from './object-shapes.ts';
+import { setMember } from '../../core/set-member.ts';
+import { MemberList, ObjectShapes } from './object-shapes.ts';
 import type { MappedAttributes, MappedLogRecord, OtlpKeyValues, OtlpLogRecord, OtlpValue } from './otlp-logs.ts';
 import type { OtlpRejectCode } from './otlp-rejections.ts';
 

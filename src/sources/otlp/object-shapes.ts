@@ -9,16 +9,11 @@
  * key can be anything but a member's name; a list with `__proto__` (which a literal would take for the
  * prototype) is always built member by member.
  */
+import { setMember } from '../../core/set-member.ts';
 
 /** How many key lists are kept (events of a few kinds in one request), and the most keys a kept one has. */
 const keptShapes = 8;
 const maxShapeKeys = 256;
-
-/** Sets a member as JSON.parse would, `__proto__` included (an own member, not the object's prototype). */
-export function setMember(object: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
-  else object[key] = value;
-}
 
 type Maker = (values: readonly unknown[]) => Record<string, unknown>;
 

@@ -28,7 +28,8 @@ import {
   tagOf,
 } from './otlp-field-numbers.ts';
 import { conventionIndexOf, conventionKeys, isOtherAttribute, jsonOfBytes, jsonOfDouble, nativeKeys, timestampFields } from './map-log-record.ts';
-import { ObjectShapes, setMember } from './object-shapes.ts';
+import { setMember } from '../../core/set-member.ts';
+import { ObjectShapes } from './object-shapes.ts';
 import { maxValueDepth, type MappedLogRecord, type OtlpValue } from './otlp-logs.ts';
 
 /** What reading answered: every record handed on, or a request that is not in the canonical encoding. */
