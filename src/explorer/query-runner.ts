@@ -11,6 +11,7 @@ import type { Dataset } from '../domain/datasets/http-requests.ts';
 import { openRetained } from '../retention/retained-files.ts';
 import type { SegmentStore } from '../retention/segment-store.ts';
 import { explorerViewSql } from './explorer-view.ts';
+import type { NamedColumns } from './named-columns.ts';
 import { explorerWindow } from './query-window.ts';
 import { loadDuckDB } from './duckdb-module.ts';
 import { SandboxPool } from './sandbox-pool.ts';
@@ -80,7 +81,7 @@ export class ExplorerQueries {
     let timer: NodeJS.Timeout | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      const viewSql = explorerViewSql(dataset, opened.table, opened.columns);
+      const viewSql = (columns: NamedColumns): string => explorerViewSql(dataset, opened.table, opened.columns, columns);
       const limits = this.deps.limits;
       const directory = this.deps.segments.zoneDirectory(zoneId);
       const query = startSandboxQuery(duck, this.sandboxes, { directory, viewSql, sql, maxRows: limits.maxRows });

@@ -1,9 +1,10 @@
 /**
  * Warm Log Explorer sandboxes: one locked DuckDB instance per zone directory (sql-sandbox.ts), kept between
  * the zone's queries, so a query pays for a connection and its view instead of a new instance (10–20 ms to
- * create and ~5 to close). A connection whose query ended well is kept too, with its view, and lent again
- * to a query over the same files (the same view): only SELECTs run on it, so it carries nothing from one
- * query to the next but the view, and the view is made again whenever the zone's files changed.
+ * create and ~5 to close). A connection whose query ended well is kept too, with its view, and lent again:
+ * first to a query that asks for the same view (the same files and columns), or else to any query, which
+ * makes its own view on it. Only SELECTs run on it, so it carries nothing from one query to the next but
+ * the view.
  *
  * At most `maxWarm` zones' instances are kept: the least recently used idle one is closed when a zone needs
  * a new one, and one idle for `idleMs` is closed by a sweep. An instance a query found broken (DuckDB
@@ -11,7 +12,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBModule } from './duckdb-module.ts';
-import { createSandbox, openQueryConnection, type SandboxLimits } from './sql-sandbox.ts';
+import { createSandbox, type SandboxLimits } from './sql-sandbox.ts';
 
 /** Whether DuckDB's error means its database can no longer be used (it invalidates one after a fatal error). */
 export function breaksInstance(error: unknown): boolean {
@@ -21,9 +22,11 @@ export function breaksInstance(error: unknown): boolean {
 /** How a query's connection is given back: kept for the next query, closed, or closed with its instance. */
 export type QueryOutcome = 'answered' | 'failed' | 'broken';
 
-/** A connection of the zone's sandbox with the query's view, lent to one query; `release` once. */
+/** A connection of the zone's sandbox, lent to one query; `release` once. */
 export interface SandboxLease {
   readonly connection: DuckDBConnection;
+  /** Makes `viewSql` (explorer-view.ts: `CREATE OR REPLACE TEMP VIEW …`) the connection's view, unless it is already. */
+  view(viewSql: string): Promise<void>;
   release(outcome: QueryOutcome): void;
 }
 
@@ -37,12 +40,17 @@ export interface SandboxPoolOptions {
 /** Idle connections kept per zone: as many as queries usually run at once. */
 const maxIdleConnections = 2;
 
+interface Lent {
+  viewSql: string | undefined;
+  readonly connection: DuckDBConnection;
+}
+
 interface Warm {
   readonly instance: Promise<DuckDBInstance>;
   /** The instance once created, so it is closed at once rather than a turn later. */
   ready?: DuckDBInstance;
-  /** Connections no query holds, with the view each was made with; most recently used last. */
-  readonly idle: { readonly viewSql: string; readonly connection: DuckDBConnection }[];
+  /** Connections no query holds, with the view each has (none yet: undefined); most recently used last. */
+  readonly idle: Lent[];
   busy: number;
   lastUsedMs: number;
   /** No longer lent: closed as soon as no query holds it. */
@@ -75,8 +83,11 @@ export class SandboxPool {
     return this.warm.size;
   }
 
-  /** A connection of the sandbox that reads `directory` only, with `viewSql` made on it. */
-  async acquire(duck: DuckDBModule, directory: string, viewSql: string): Promise<SandboxLease> {
+  /**
+   * A connection of the sandbox that reads `directory` only: one that has `viewSql` made when one is idle,
+   * else the most recently used idle one, else a new one.
+   */
+  async acquire(duck: DuckDBModule, directory: string, viewSql?: string): Promise<SandboxLease> {
     const warm = this.lend(duck, directory);
     let instance: DuckDBInstance;
     try {
@@ -87,23 +98,29 @@ export class SandboxPool {
       throw error;
     }
     const at = warm.idle.findIndex((c) => c.viewSql === viewSql);
-    let connection: DuckDBConnection;
-    if (at >= 0) connection = (warm.idle.splice(at, 1)[0] as Warm['idle'][number]).connection;
-    else {
+    let lent = at >= 0 ? warm.idle.splice(at, 1)[0] : warm.idle.pop();
+    if (lent === undefined) {
       try {
-        connection = await openQueryConnection(instance, viewSql);
+        lent = { viewSql: undefined, connection: await instance.connect() };
       } catch (error) {
         this.giveBack(directory, warm, undefined, breaksInstance(error) ? 'broken' : 'failed');
         throw error;
       }
     }
+    const held = lent;
     let released = false;
     return {
-      connection,
+      connection: held.connection,
+      view: async (wanted) => {
+        if (held.viewSql === wanted) return;
+        held.viewSql = undefined;
+        await held.connection.run(wanted);
+        held.viewSql = wanted;
+      },
       release: (outcome) => {
         if (released) return;
         released = true;
-        this.giveBack(directory, warm, { viewSql, connection }, outcome);
+        this.giveBack(directory, warm, held, outcome);
       },
     };
   }
@@ -136,7 +153,7 @@ export class SandboxPool {
     return warm;
   }
 
-  private giveBack(directory: string, warm: Warm, lent: Warm['idle'][number] | undefined, outcome: QueryOutcome): void {
+  private giveBack(directory: string, warm: Warm, lent: Lent | undefined, outcome: QueryOutcome): void {
     warm.busy -= 1;
     warm.lastUsedMs = this.options.now();
     if (lent !== undefined) {

@@ -12,7 +12,8 @@ import { setMember } from '../core/set-member.ts';
 import { jsonConverter, type JsonValue } from './json-value.ts';
 import { breaksInstance, type QueryOutcome, type SandboxPool } from './sandbox-pool.ts';
 import { sqlAppError } from './sql-error.ts';
-import { checkSelect, isSelectResult, prepareSelect } from './statement-check.ts';
+import { checkSelect, isSelectResult, knownSelect, prepareSelect } from './statement-check.ts';
+import type { NamedColumns } from './named-columns.ts';
 
 /** What a query answered: its rows (at most the cap), and whether more were cut. */
 export interface SandboxAnswer {
@@ -73,8 +74,8 @@ async function* chunksOf(duck: DuckDBModule, result: DuckDBResult): AsyncGenerat
 export interface SandboxQuery {
   /** The zone's directory: all its sandbox may read. */
   readonly directory: string;
-  /** Makes the `http_requests` view (explorer-view.ts) over files under `directory`. */
-  readonly viewSql: string;
+  /** Makes the `http_requests` view (explorer-view.ts) of these columns over files under `directory`. */
+  readonly viewSql: (columns: NamedColumns) => string;
   readonly sql: string;
   readonly maxRows: number;
 }
@@ -86,15 +87,26 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
   let interruptNow: (() => void) | undefined;
   const answer = (async (): Promise<SandboxAnswer> => {
     const jsonOf = jsonConverter(duck);
-    const lease = await pool.acquire(duck, query.directory, query.viewSql);
+    const known = knownSelect(sql);
+    const lease = await pool.acquire(duck, query.directory, known === undefined ? undefined : query.viewSql(known));
     let outcome: QueryOutcome = 'failed';
     try {
       const connection = lease.connection;
       interruptNow = () => connection.interrupt();
       if (interrupted) throw new AppError('sqlTimeout');
-      await checkSelect(connection, sql);
+      const columns = await checkSelect(connection, sql);
       if (interrupted) throw new AppError('sqlTimeout');
-      const result = await runSelect(duck, connection, sql);
+      await lease.view(query.viewSql(columns));
+      let result: DuckDBResult;
+      try {
+        result = await runSelect(duck, connection, sql);
+      } catch (error) {
+        if (columns === 'all' || interrupted || error instanceof AppError || breaksInstance(error)) throw error;
+        // What a query cannot do on the narrower view it is told as the whole view would tell it (a
+        // misspelt column's candidates are every field), and should a name have been missed, it is answered.
+        await lease.view(query.viewSql('all'));
+        result = await runSelect(duck, connection, sql);
+      }
       const keys = answerKeys(result.deduplicatedColumnNames());
       const rows: Record<string, JsonValue>[] = [];
       let truncated = false;

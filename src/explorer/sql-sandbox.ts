@@ -5,8 +5,8 @@
  * reached; a path climbing out with `..` is refused as well), and the configuration is locked (no statement
  * can loosen it). Extensions are neither installed nor loaded on demand, and nothing spills to disk.
  *
- * One query is one connection of it (`openQueryConnection`), with the query's `http_requests` view made as a
- * temporary view of that connection only: concurrent queries of the zone do not see each other's view, and
+ * One query is one connection of it, with the query's `http_requests` view made as a temporary view of
+ * that connection only (sandbox-pool.ts): concurrent queries of the zone do not see each other's view, and
  * closing the connection removes it. The instance itself is kept warm between queries (sandbox-pool.ts).
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -46,17 +46,5 @@ export async function createSandbox(duck: DuckDBModule, directory: string, limit
     throw error;
   } finally {
     connection?.closeSync();
-  }
-}
-
-/** A connection of the sandbox on which `viewSql` (explorer-view.ts) has made the query's table. */
-export async function openQueryConnection(instance: DuckDBInstance, viewSql: string): Promise<DuckDBConnection> {
-  const connection = await instance.connect();
-  try {
-    await connection.run(viewSql);
-    return connection;
-  } catch (error) {
-    connection.closeSync();
-    throw error;
   }
 }

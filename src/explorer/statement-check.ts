@@ -10,32 +10,36 @@ import type { DuckDBModule } from './duckdb-module.ts';
 import { AppError } from '../core/app-error.ts';
 import { sqlAppError } from './sql-error.ts';
 import { sqlString } from '../retention/segment-schema.ts';
+import { namedColumns, type NamedColumns } from './named-columns.ts';
 
 /**
- * Texts the serializer found to be one SELECT, most recently checked last. The verdict depends on the text
- * alone, so a text asked again (a dashboard panel's query, a script polling the same question) is not parsed
- * again: one call into DuckDB less. Refusals are not kept (they are errors, and cheap enough).
+ * Texts the serializer found to be one SELECT, with the columns each names (named-columns.ts), most recently
+ * checked last. Both depend on the text alone, so a text asked again (a dashboard panel's query, a script
+ * polling the same question) is not parsed again: one call into DuckDB less, and its narrower view is known
+ * before a connection is chosen. Refusals are not kept (they are errors, and cheap enough).
  */
-const knownSelects = new Set<string>();
+const knownSelects = new Map<string, NamedColumns>();
 const maxKnownSelects = 256;
 /** Longer texts are checked every time, so the set holds at most a few megabytes. */
 const maxKnownLength = 16 * 1024;
 
-function remember(sql: string): void {
+function remember(sql: string, columns: NamedColumns): void {
   if (sql.length > maxKnownLength) return;
-  knownSelects.add(sql);
-  if (knownSelects.size > maxKnownSelects) knownSelects.delete(knownSelects.values().next().value as string);
+  knownSelects.set(sql, columns);
+  if (knownSelects.size > maxKnownSelects) knownSelects.delete(knownSelects.keys().next().value as string);
 }
 
-/** Whether `sql` was found to be one SELECT before; marks it most recently used. */
-function knownSelect(sql: string): boolean {
-  if (!knownSelects.delete(sql)) return false;
-  knownSelects.add(sql);
-  return true;
+/** The columns `sql` names when it was found to be one SELECT before (marked most recently used), else undefined. */
+export function knownSelect(sql: string): NamedColumns | undefined {
+  const columns = knownSelects.get(sql);
+  if (columns === undefined) return undefined;
+  knownSelects.delete(sql);
+  knownSelects.set(sql, columns);
+  return columns;
 }
 
 /** What DuckDB's serializer says of `sql`: how many SELECT statements it holds, or that it is not only SELECTs. */
-type SerializerVerdict = { readonly selects: number } | { readonly selects?: undefined; readonly parserError?: string };
+type SerializerVerdict = { readonly selects: number; readonly columns: NamedColumns } | { readonly selects?: undefined; readonly parserError?: string };
 
 async function serializerVerdict(connection: DuckDBConnection, sql: string): Promise<SerializerVerdict> {
   // The text as a literal rather than a parameter, and the one row read where DuckDB made it: one call into
@@ -44,7 +48,7 @@ async function serializerVerdict(connection: DuckDBConnection, sql: string): Pro
   const result = await connection.run(`SELECT json_serialize_sql(${sqlString(sql)}) AS tree`);
   const text = result.chunkCount > 0 ? result.getChunk(0).getColumnVector(0).getItem(0) : undefined;
   const tree = JSON.parse(typeof text === 'string' ? text : '{}') as { error?: boolean; error_type?: string; error_message?: string; statements?: unknown[] };
-  if (tree.error !== true) return { selects: Array.isArray(tree.statements) ? tree.statements.length : 0 };
+  if (tree.error !== true) return { selects: Array.isArray(tree.statements) ? tree.statements.length : 0, columns: namedColumns(tree.statements) };
   return tree.error_type === 'parser' ? { parserError: tree.error_message ?? 'syntax error' } : {};
 }
 
@@ -69,16 +73,21 @@ async function refusal(connection: DuckDBConnection, sql: string, verdict: { rea
   return new AppError('sqlNotSelect');
 }
 
-/** Throws the answer that says why `sql` is not one SELECT statement, or returns when it is one. */
-export async function checkSelect(connection: DuckDBConnection, sql: string): Promise<void> {
+/**
+ * Throws the answer that says why `sql` is not one SELECT statement; when it is one, returns the columns it
+ * names.
+ */
+export async function checkSelect(connection: DuckDBConnection, sql: string): Promise<NamedColumns> {
   if (sql.trim() === '') throw new AppError('sqlInvalid', 'The query is empty: send one SELECT over http_requests, such as SELECT count(*) FROM http_requests');
   // DuckDB takes a query's text as a C string: what follows a NUL would be checked here but not run.
   if (sql.includes('\0')) throw new AppError('sqlInvalid', 'The query holds a NUL character');
-  if (knownSelect(sql)) return;
+  const known = knownSelect(sql);
+  if (known !== undefined) return known;
   const verdict = await serializerVerdict(connection, sql);
   if (verdict.selects === undefined) throw await refusal(connection, sql, verdict);
   if (verdict.selects !== 1) throw statementCountError(verdict.selects);
-  remember(sql);
+  remember(sql, verdict.columns);
+  return verdict.columns;
 }
 
 /** Whether a result came from a SELECT statement (what `checkSelect` let through; checked again on the result). */

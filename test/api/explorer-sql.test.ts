@@ -144,6 +144,10 @@ describe('Log Explorer SQL sandbox', () => {
     assert.equal(column.body.errors[0].code, 14410);
     assert.match(column.body.errors[0].message, /NoSuchField/);
     assert.match(column.body.errors[0].message, /line 3, column 7, at "NoSuchField"/);
+    // The query's view holds only the columns it names, yet a misspelt name is told the dataset's field.
+    const misspelt = await query(zoneA, 'SELECT RayID FROM http_requests WHERE EdgeResponseStatu = 200');
+    assert.equal(misspelt.body.errors[0].code, 14410);
+    assert.match(misspelt.body.errors[0].message, /Candidate bindings: .*"EdgeResponseStatus"/);
     const empty = await query(zoneA, '   ');
     assert.equal(empty.body.errors[0].code, 14410);
     const getEmpty = await t.call('GET', `/zones/${zoneA}/logs/explorer/query/sql`, { auth: owner });

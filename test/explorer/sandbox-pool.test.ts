@@ -22,12 +22,19 @@ const dirOf = (zone: string): string => {
   fs.writeFileSync(path.join(dir, 'rows.csv'), `zone\n${zone}\n`);
   return dir + path.sep;
 };
-const viewOf = (dir: string): string => `CREATE TEMP VIEW http_requests AS SELECT zone FROM read_csv('${dir}rows.csv')`;
+const viewOf = (dir: string): string => `CREATE OR REPLACE TEMP VIEW http_requests AS SELECT zone FROM read_csv('${dir}rows.csv')`;
 const limits = { memoryBytes: 64 * 1024 * 1024, threads: 1 };
 
 async function one(connection: DuckDBConnection, sql: string): Promise<unknown> {
   const rows = (await connection.runAndReadAll(sql)).getRowObjectsJS();
   return Object.values(rows[0] ?? {})[0];
+}
+
+/** A lease of `directory`'s sandbox with `viewSql` made on its connection, as a query takes one. */
+async function viewed(pool: SandboxPool, directory: string, viewSql: string): Promise<SandboxLease> {
+  const lease = await pool.acquire(await loadDuckDB(), directory, viewSql);
+  await lease.view(viewSql);
+  return lease;
 }
 
 /** Whether the connection still runs statements. */
@@ -56,13 +63,12 @@ describe('warm Log Explorer sandboxes', () => {
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it("lends a zone's one instance to each of its queries, and another zone's to that zone", async () => {
-    const duck = await loadDuckDB();
     const pool = new SandboxPool(limits, { maxWarm: 4, idleMs: 60_000, now: () => 0 });
     const a = dirOf('a');
     const b = dirOf('b');
-    const first = await pool.acquire(duck, a, viewOf(a));
-    const second = await pool.acquire(duck, a, viewOf(a));
-    const other = await pool.acquire(duck, b, viewOf(b));
+    const first = await viewed(pool, a, viewOf(a));
+    const second = await viewed(pool, a, viewOf(a));
+    const other = await viewed(pool, b, viewOf(b));
     assert.notEqual(first.connection, second.connection, 'queries at once get connections of their own');
     assert.equal(await sameInstance(first, second), true);
     assert.equal(await sameInstance(first, other), false);
@@ -75,39 +81,45 @@ describe('warm Log Explorer sandboxes', () => {
     pool.close();
   });
 
-  it("lends an answered query's connection again to a query over the same files, and no other", async () => {
-    const duck = await loadDuckDB();
+  it("lends an answered query's connection first to a query asking for its view, else to any query, which makes its own view on it", async () => {
     const pool = new SandboxPool(limits, { maxWarm: 4, idleMs: 60_000, now: () => 0 });
     const c = dirOf('c');
-    const answered = await pool.acquire(duck, c, viewOf(c));
+    const otherView = `CREATE OR REPLACE TEMP VIEW http_requests AS SELECT 'other files' AS zone`;
+    const answered = await viewed(pool, c, viewOf(c));
     answered.release('answered');
-    const again = await pool.acquire(duck, c, viewOf(c));
+    const again = await viewed(pool, c, viewOf(c));
     assert.equal(again.connection, answered.connection);
-    const otherFiles = await pool.acquire(duck, c, `CREATE TEMP VIEW http_requests AS SELECT 'other files' AS zone`);
-    assert.notEqual(otherFiles.connection, answered.connection);
-    assert.equal(await one(otherFiles.connection, 'SELECT zone FROM http_requests'), 'other files');
-    otherFiles.release('answered');
-    again.release('failed');
-    assert.equal(await isOpen(again.connection), false, 'a failed query leaves nothing behind');
-    const fresh = await pool.acquire(duck, c, viewOf(c));
-    assert.notEqual(fresh.connection, again.connection);
-    assert.equal(await one(fresh.connection, 'SELECT zone FROM http_requests'), 'c');
-    fresh.release('answered');
+    const other = await viewed(pool, c, otherView);
+    assert.notEqual(other.connection, answered.connection, 'a connection a query holds is lent to no other');
+    assert.equal(await one(other.connection, 'SELECT zone FROM http_requests'), 'other files');
+    other.release('answered');
+    again.release('answered');
+    const sameView = await viewed(pool, c, otherView);
+    assert.equal(sameView.connection, other.connection, 'the idle connection with the view asked for, though another was used since');
+    sameView.release('answered');
+    const anyView = await viewed(pool, c, `CREATE OR REPLACE TEMP VIEW http_requests AS SELECT 'a third view' AS zone`);
+    assert.equal(anyView.connection, other.connection, 'else the most recently used idle one');
+    assert.equal(await one(anyView.connection, 'SELECT zone FROM http_requests'), 'a third view');
+    anyView.release('failed');
+    assert.equal(await isOpen(anyView.connection), false, 'a failed query leaves nothing behind');
+    const last = await viewed(pool, c, viewOf(c));
+    assert.equal(last.connection, answered.connection);
+    assert.equal(await one(last.connection, 'SELECT zone FROM http_requests'), 'c');
+    last.release('answered');
     pool.close();
-    assert.equal(await isOpen(fresh.connection), false);
+    assert.equal(await isOpen(last.connection), false);
   });
 
   it('closes the least recently used idle instance beyond the cap, and never one a query holds', async () => {
-    const duck = await loadDuckDB();
     const pool = new SandboxPool(limits, { maxWarm: 2, idleMs: 60_000, now: () => 0 });
-    const held = await pool.acquire(duck, dirOf('d'), viewOf(dirOf('d')));
-    const idle = await pool.acquire(duck, dirOf('e'), viewOf(dirOf('e')));
+    const held = await viewed(pool, dirOf('d'), viewOf(dirOf('d')));
+    const idle = await viewed(pool, dirOf('e'), viewOf(dirOf('e')));
     idle.release('answered');
-    const third = await pool.acquire(duck, dirOf('f'), viewOf(dirOf('f')));
+    const third = await viewed(pool, dirOf('f'), viewOf(dirOf('f')));
     assert.equal(await isOpen(idle.connection), false, 'the idle one made room');
     assert.equal(await isOpen(held.connection), true);
     // Two held and a fourth asked for: the cap waits for a release rather than closing a held one.
-    const fourth = await pool.acquire(duck, dirOf('g'), viewOf(dirOf('g')));
+    const fourth = await viewed(pool, dirOf('g'), viewOf(dirOf('g')));
     assert.equal(await isOpen(held.connection), true);
     assert.equal(await isOpen(third.connection), true);
     assert.equal(pool.size, 3);
@@ -118,11 +130,10 @@ describe('warm Log Explorer sandboxes', () => {
   });
 
   it('closes an instance idle for idleMs, one a query found broken, and the held ones at shutdown once released', async () => {
-    const duck = await loadDuckDB();
     let now = 0;
     const pool = new SandboxPool(limits, { maxWarm: 4, idleMs: 1000, now: () => now });
     const h = dirOf('h');
-    const idle = await pool.acquire(duck, h, viewOf(h));
+    const idle = await viewed(pool, h, viewOf(h));
     idle.release('answered');
     now = 999;
     pool.closeIdle();
@@ -131,12 +142,12 @@ describe('warm Log Explorer sandboxes', () => {
     pool.closeIdle();
     assert.equal(await isOpen(idle.connection), false);
 
-    const broken = await pool.acquire(duck, h, viewOf(h));
-    const beside = await pool.acquire(duck, h, viewOf(h));
+    const broken = await viewed(pool, h, viewOf(h));
+    const beside = await viewed(pool, h, viewOf(h));
     broken.release('broken');
     assert.equal(await isOpen(broken.connection), false);
     assert.equal(await isOpen(beside.connection), true, 'a query still holds the broken instance: it ends first');
-    const fresh = await pool.acquire(duck, h, viewOf(h));
+    const fresh = await viewed(pool, h, viewOf(h));
     assert.equal(await sameInstance(beside, fresh), false, 'the next query gets a new instance');
     beside.release('answered');
     assert.equal(await isOpen(beside.connection), false, 'the broken instance is closed, not kept');
