@@ -6,16 +6,15 @@
  * target numbers), BENCH_NODE_ARGS (Node flags for every node under test, e.g. `--cpu-prof`),
  * BENCH_NODE_STDOUT (keeps each node's standard output in `<value>.<pid>`, e.g. with `--trace-gc`).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { defaultWorkers } from '../src/config/config.ts';
 import { baselinePredicate, runBaseline } from './baseline.ts';
 import { getLoad } from './http-load.ts';
+import { startListeningProcess } from './listening-process.ts';
 import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
 import { targetLive } from './target-9-live.ts';
@@ -408,17 +407,8 @@ async function targetLatency(): Promise<void> {
 }
 
 /** Starts bench/bare-server.ts in its own process; resolves its URL and a way to stop it. */
-async function startBareServer(): Promise<{ url: string; stop: () => void }> {
-  const bare = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bare-server.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    bare.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1] ?? '');
-    });
-  });
-  return { url, stop: () => bare.kill('SIGKILL') };
+function startBareServer(): Promise<{ url: string; stop: () => void }> {
+  return startListeningProcess(new URL('./bare-server.ts', import.meta.url));
 }
 
 async function targetControlPlane(): Promise<void> {

@@ -10,11 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchContext } from './bench-context.ts';
+import { startListeningProcess } from './listening-process.ts';
 import { nodeMetric, postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
 
 const total = 1_000_000;
 const perRequest = 2000;
-const runs = 15;
+const runs = 25;
 const hotRuns = 5;
 const query = 'SELECT EdgeResponseStatus, ClientCountry, count(*) AS requests, sum(EdgeResponseBytes) AS bytes FROM http_requests GROUP BY EdgeResponseStatus, ClientCountry ORDER BY requests DESC';
 
@@ -44,6 +45,15 @@ async function sqlApi(node: NodeUnderTest, sql: string): Promise<{ readonly ms: 
   const ms = performance.now() - started;
   if (!body.success || body.result === null) throw new Error(`the SQL API refused the query: ${JSON.stringify(body.errors)}`);
   return { ms, rows: body.result.length, total: body.result.reduce((sum, r) => sum + Number(r.requests ?? 0), 0) };
+}
+
+/** The query on the floor server (sql-floor-server.ts): HTTP between two processes and DuckDB, nothing else. */
+async function floorQuery(url: string, sql: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', body: sql });
+  const body = (await response.json()) as { success: boolean; result?: unknown[]; errors?: unknown[] };
+  if (!body.success) throw new Error(`the floor server refused the query: ${JSON.stringify(body.errors)}`);
+  return performance.now() - started;
 }
 
 async function count(node: NodeUnderTest): Promise<number> {
@@ -99,37 +109,46 @@ export async function targetExplorer(bench: BenchContext): Promise<void> {
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
     const connection = await instance.connect();
     const direct = query.replace('FROM http_requests', `FROM read_parquet([${parquet.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ')}])`);
+    const floor = await startListeningProcess(new URL('./sql-floor-server.ts', import.meta.url));
     const apiTimes: number[] = [];
     const directTimes: number[] = [];
+    const floorTimes: number[] = [];
     let apiCheck = 0;
     let directCheck = 0;
-    // A first query of each, not timed: the zone's sandbox is made, and both read the files once.
-    await sqlApi(compactingNode, query);
-    await connection.runAndReadAll(direct);
-    // CPU beside the times, which a loaded machine stretches more than the work: the node's for the API's
-    // queries, this process's (DuckDB runs in it) for the direct ones.
     let apiCpuSeconds = 0;
     let directCpuMicros = 0;
-    for (let i = 0; i < runs; i++) {
-      const nodeCpu = compactingNode.cpuSeconds();
-      const answer = await sqlApi(compactingNode, query);
-      apiCpuSeconds += compactingNode.cpuSeconds() - nodeCpu;
-      apiTimes.push(answer.ms);
-      apiCheck = answer.total;
-      const ownCpu = process.cpuUsage();
-      const started = performance.now();
-      const rows = (await connection.runAndReadAll(direct)).getRowObjectsJS();
-      directTimes.push(performance.now() - started);
-      const used = process.cpuUsage(ownCpu);
-      directCpuMicros += used.user + used.system;
-      directCheck = rows.reduce((sum, r) => sum + Number(r.requests ?? 0), 0);
+    try {
+      // A first query of each, not timed: the zone's sandbox is made, and both read the files once.
+      await sqlApi(compactingNode, query);
+      await connection.runAndReadAll(direct);
+      await floorQuery(floor.url, direct);
+      // CPU beside the times, which a loaded machine stretches more than the work: the node's for the API's
+      // queries, this process's (DuckDB runs in it) for the direct ones.
+      for (let i = 0; i < runs; i++) {
+        const nodeCpu = compactingNode.cpuSeconds();
+        const answer = await sqlApi(compactingNode, query);
+        apiCpuSeconds += compactingNode.cpuSeconds() - nodeCpu;
+        apiTimes.push(answer.ms);
+        apiCheck = answer.total;
+        const ownCpu = process.cpuUsage();
+        const started = performance.now();
+        const rows = (await connection.runAndReadAll(direct)).getRowObjectsJS();
+        directTimes.push(performance.now() - started);
+        const used = process.cpuUsage(ownCpu);
+        directCpuMicros += used.user + used.system;
+        directCheck = rows.reduce((sum, r) => sum + Number(r.requests ?? 0), 0);
+        floorTimes.push(await floorQuery(floor.url, direct));
+      }
+    } finally {
+      floor.stop();
     }
     connection.closeSync();
     instance.closeSync();
     const apiMs = median(apiTimes);
     const directMs = median(directTimes);
-    bench.line('SQL API, compacted', `${apiMs.toFixed(0)} ms (median of ${runs}; ${apiCheck} events counted)`);
-    bench.line('@duckdb/node-api directly, same files', `${directMs.toFixed(0)} ms (median of ${runs}; ${directCheck} events counted)`);
+    bench.line('SQL API, compacted', `${apiMs.toFixed(1)} ms (median of ${runs}; ${apiCheck} events counted)`);
+    bench.line('@duckdb/node-api directly, same files', `${directMs.toFixed(1)} ms (median of ${runs}; ${directCheck} events counted)`);
+    bench.line('floor: bare node:http + DuckDB (report)', `${median(floorTimes).toFixed(1)} ms (median of ${runs}): ${(median(floorTimes) / directMs).toFixed(2)}× DuckDB directly, HTTP between two processes and nothing else`);
     bench.line('CPU per query (report)', `the node ${((apiCpuSeconds * 1000) / runs).toFixed(1)} ms for the SQL API; DuckDB directly ${(directCpuMicros / 1000 / runs).toFixed(1)} ms`);
     const ratio = apiMs / directMs;
     const complete = apiCheck === accepted && directCheck === accepted;
