@@ -1,8 +1,8 @@
 /**
  * Capture of custom fields at ingest: the zone's `log_custom_field` rules are compiled once into a
  * `CapturePlan`; `captureCustomFields` runs the plan over each event's raw headers. This is on the ingest
- * hot path, so it scans with plain loops, allocates nothing when the plan is empty, and only one slot
- * array plus the output maps otherwise.
+ * hot path, so it scans with plain loops, allocates nothing when the plan is empty, and only the output
+ * maps otherwise (plus one slot array, unless the caller lends one it reuses).
  */
 import type { CustomFieldParameters } from '../domain/rulesets/custom-fields.ts';
 
@@ -51,6 +51,13 @@ export const emptyCapturePlan: CapturePlan = Object.freeze({
   cookiesByLength: [],
   slotCount: 0,
 });
+
+/**
+ * What capture kept of each planned name, by the name's slot (undefined: not captured), once the cap is
+ * applied: the values of the output maps in fill order, which the retained copy writes from without
+ * looking names up in the maps (captured-members.ts).
+ */
+export type CapturedValues = (string | undefined)[];
 
 const nothingCaptured: CapturedFields = Object.freeze({});
 
@@ -114,15 +121,19 @@ function indexByLength(fields: readonly PlannedField[]): FieldsByLength {
  * cookie in the request's `cookie` headers (exact case). Names and values of all three maps together are
  * capped at `capBytes` UTF-8 bytes, filled request headers → response headers → cookies, each in plan
  * order; the value that crosses the cap is cut at a character boundary and every later name is left out.
+ * `lent` (of `plan.slotCount` slots), when given, is where the values are gathered — a caller reuses it from
+ * one event to the next — and afterwards holds what the maps hold, by slot (untouched when the plan is empty).
  */
 export function captureCustomFields(
   plan: CapturePlan,
   rawRequestHeaders: readonly (readonly [string, string])[],
   rawResponseHeaders: readonly (readonly [string, string])[],
   capBytes: number = defaultCaptureCapBytes,
+  lent?: CapturedValues,
 ): CapturedFields {
   if (plan.isEmpty) return nothingCaptured;
-  const values = new Array<string | undefined>(plan.slotCount).fill(undefined);
+  const values = lent === undefined ? new Array<string | undefined>(plan.slotCount) : lent;
+  values.fill(undefined);
 
   let missingRequest = plan.requestHeaders.length;
   let missingCookies = plan.cookies.length;
@@ -214,8 +225,8 @@ function equalsIgnoringAsciiCase(raw: string, lower: string): boolean {
   return true;
 }
 
-/** Builds the output maps in fill order within the byte cap. */
-function assemble(plan: CapturePlan, values: readonly (string | undefined)[], capBytes: number): CapturedFields {
+/** Builds the output maps in fill order within the byte cap; `values` is left holding what they hold. */
+function assemble(plan: CapturePlan, values: CapturedValues, capBytes: number): CapturedFields {
   // A cap that is not a non-negative number (NaN from a bad configuration) captures nothing rather than everything.
   const budget: Budget = { left: capBytes >= 0 ? capBytes : 0, stopped: false };
   const requestHeaders = fillMap(plan.requestHeaders, values, budget);
@@ -235,20 +246,21 @@ interface Budget {
   stopped: boolean;
 }
 
-function fillMap(
-  fields: readonly PlannedField[],
-  values: readonly (string | undefined)[],
-  budget: Budget,
-): Record<string, string> | undefined {
+/** The map of `fields` within the budget; each slot of `values` is left holding what the map holds. */
+function fillMap(fields: readonly PlannedField[], values: CapturedValues, budget: Budget): Record<string, string> | undefined {
   let map: Record<string, string> | undefined;
   for (const field of fields) {
-    if (budget.stopped) break;
     const value = values[field.slot];
     if (value === undefined) continue;
+    if (budget.stopped) {
+      values[field.slot] = undefined;
+      continue;
+    }
     const room = budget.left - field.nameBytes;
     if (room < 0) {
       budget.stopped = true;
-      break;
+      values[field.slot] = undefined;
+      continue;
     }
     const valueBytes = utf8ByteLength(value, room);
     let kept = value;
@@ -258,8 +270,12 @@ function fillMap(
       budget.stopped = true;
       const end = utf8PrefixEnd(value, room);
       // A name whose value has no room for even one character is left out rather than shown empty.
-      if (end === 0) break;
+      if (end === 0) {
+        values[field.slot] = undefined;
+        continue;
+      }
       kept = value.slice(0, end);
+      values[field.slot] = kept;
     }
     // No prototype, so names such as "__proto__" or "constructor" are ordinary own keys.
     map ??= Object.create(null) as Record<string, string>;

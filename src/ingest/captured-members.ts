@@ -6,17 +6,19 @@
  * `JSON.stringify` walks the maps as dictionaries (they have no prototype), which measured ~0.8 µs per
  * event for the benchmark's four fields, and its string then has to be encoded into the line: more than
  * the rest of the retained copy. The plan already knows every name, in the order capture fills them, so
- * each name's JSON is encoded once here, and a value is copied character by character while checking that
- * it holds nothing JSON escapes. Nothing is left for the garbage collector. Pure but for `into`.
+ * each name's JSON is encoded once here, and the values are read by their slots (what capture kept of each
+ * name, capture.ts) rather than looked up in the maps by name, which cost as much as the writing. A value
+ * is copied character by character while checking that it holds nothing JSON escapes. Nothing is left for
+ * the garbage collector. Pure but for `into`.
  */
-import type { CapturePlan, CapturedFields } from './capture.ts';
+import type { CapturePlan, CapturedFields, CapturedValues } from './capture.ts';
 
-/** Writes an event's captured maps as JSON members (nothing when capture found nothing). */
+/** Writes what capture kept of an event, by slot, as the JSON members of its maps (nothing when capture found nothing). */
 export interface CapturedMembersWriter {
   /** The bytes the members take at most. */
-  bound(captured: CapturedFields): number;
+  bound(values: CapturedValues): number;
   /** Writes them into `into` at `at`, which has room for `bound` bytes; answers where they end. */
-  write(captured: CapturedFields, into: Buffer, at: number): number;
+  write(values: CapturedValues, into: Buffer, at: number): number;
 }
 
 /** A name JavaScript keeps as an array index, which objects list before every other name. */
@@ -44,69 +46,96 @@ function writePlain(value: string, into: Buffer, at: number): number {
   return at + length;
 }
 
+/** Writes `value` as a JSON string at `at`; answers where it ends. */
+function writeValue(value: string, into: Buffer, at: number): number {
+  into[at] = quote;
+  const plainEnd = writePlain(value, into, at + 1);
+  if (plainEnd < 0) return at + into.write(JSON.stringify(value), at, 'utf8');
+  into[plainEnd] = quote;
+  return plainEnd + 1;
+}
+
 /** The members as `JSON.stringify` writes them, for any maps. */
 export function stringifiedMembers(captured: CapturedFields): string {
   return JSON.stringify(captured).slice(1, -1);
 }
 
-/** The writer for any maps, through `JSON.stringify` (a plan's own writer is faster). */
-export const stringifiedMembersWriter: CapturedMembersWriter = {
-  bound: (captured) => 3 * stringifiedMembers(captured).length,
-  write: (captured, into, at) => at + into.write(stringifiedMembers(captured), at, 'utf8'),
-};
+/** Copies a name's few bytes: a loop, as a native copy costs more below ~17 bytes. */
+function put(bytes: Uint8Array, into: Buffer, at: number): number {
+  const length = bytes.length;
+  if (length > 16) into.set(bytes, at);
+  else for (let i = 0; i < length; i++) into[at + i] = bytes[i] as number;
+  return at + length;
+}
 
-/** The writer for a plan's maps: the same bytes as `JSON.stringify`, for any plan. */
-export function compileCapturedMembers(plan: CapturePlan): CapturedMembersWriter {
+/**
+ * The writer of a plan's values: the same bytes as `JSON.stringify` writes for the maps, for any plan but
+ * one with a name JavaScript keeps as an array index (which objects list first, not in the plan's order):
+ * undefined then, and the maps are written by `JSON.stringify`.
+ */
+export function compileCapturedMembers(plan: CapturePlan): CapturedMembersWriter | undefined {
   const maps = [
     { key: 'RequestHeaders', fields: plan.requestHeaders },
     { key: 'ResponseHeaders', fields: plan.responseHeaders },
     { key: 'Cookies', fields: plan.cookies },
   ] as const;
-  // An index-like name (a cookie named "1") moves ahead of the others in JSON.stringify's order, not in the plan's.
-  if (maps.some((map) => map.fields.some((field) => arrayIndex.test(field.name) && Number(field.name) < 2 ** 32 - 1))) return stringifiedMembersWriter;
+  if (maps.some((map) => map.fields.some((field) => arrayIndex.test(field.name) && Number(field.name) < 2 ** 32 - 1))) return undefined;
   const compiled = maps
     .filter((map) => map.fields.length > 0)
     .map((map) => ({
-      key: map.key,
       lead: Buffer.from(`${JSON.stringify(map.key)}:{`, 'utf8'),
-      fields: map.fields.map((field) => ({ name: field.name, lead: Buffer.from(`${JSON.stringify(field.name)}:`, 'utf8') })),
+      // A map's names have consecutive slots, in its order.
+      firstSlot: (map.fields[0] as { readonly slot: number }).slot,
+      endSlot: (map.fields[0] as { readonly slot: number }).slot + map.fields.length,
+      fields: map.fields.map((field) => ({ slot: field.slot, lead: Buffer.from(`${JSON.stringify(field.name)}:`, 'utf8') })),
     }));
+  // With every name captured (the usual case), the text between two values is the same every time: the
+  // pieces before each value (slots count in the maps' order) and after the last, written whole.
+  const slotCount = plan.slotCount;
+  const pieces: Buffer[] = [];
+  let piece = '';
+  compiled.forEach((map, m) => {
+    piece += `${m > 0 ? '},' : ''}${map.lead.toString('utf8')}`;
+    map.fields.forEach((field, f) => {
+      pieces.push(Buffer.from(`${piece}${f > 0 ? ',' : ''}${field.lead.toString('utf8')}`, 'utf8'));
+      piece = '';
+    });
+  });
+  pieces.push(Buffer.from('}'));
+  // Every map and name written, with a comma, its braces and a value's quotes: what the members take beyond the values.
+  let fixedBytes = 0;
+  for (const map of compiled) fixedBytes += 1 + map.lead.length + 1 + map.fields.reduce((sum, field) => sum + 1 + field.lead.length + 2, 0);
   return {
-    bound(captured) {
-      let bytes = 0;
-      for (const map of compiled) {
-        const values = captured[map.key];
-        if (values === undefined) continue;
-        bytes += map.lead.length + 2;
-        for (const field of map.fields) {
-          const value = values[field.name];
-          if (value !== undefined) bytes += field.lead.length + maxBytesPerChar * value.length + 3;
-        }
-      }
-      return bytes;
+    bound(values) {
+      let chars = 0;
+      for (let i = 0; i < values.length; i++) chars += values[i]?.length ?? 0;
+      return fixedBytes + maxBytesPerChar * chars;
     },
-    write(captured, into, at) {
+    write(values, into, at) {
       let cursor = at;
+      let captured = 0;
+      while (captured < slotCount && values[captured] !== undefined) captured++;
+      if (captured === slotCount && captured > 0) {
+        for (let slot = 0; slot < slotCount; slot++) {
+          cursor = put(pieces[slot] as Buffer, into, cursor);
+          cursor = writeValue(values[slot] as string, into, cursor);
+        }
+        return put(pieces[slotCount] as Buffer, into, cursor);
+      }
       for (const map of compiled) {
-        const values = captured[map.key];
-        if (values === undefined) continue;
+        // A map capture left empty has no member (JSON.stringify of the maps has none for it).
+        let slot = map.firstSlot;
+        while (slot < map.endSlot && values[slot] === undefined) slot++;
+        if (slot === map.endSlot) continue;
         if (cursor > at) into[cursor++] = comma;
-        into.set(map.lead, cursor);
-        cursor += map.lead.length;
+        cursor = put(map.lead, into, cursor);
         const first = cursor;
         for (const field of map.fields) {
-          const value = values[field.name];
+          const value = values[field.slot];
           if (value === undefined) continue;
           if (cursor > first) into[cursor++] = comma;
-          into.set(field.lead, cursor);
-          cursor += field.lead.length;
-          into[cursor] = quote;
-          const plainEnd = writePlain(value, into, cursor + 1);
-          if (plainEnd < 0) cursor += into.write(JSON.stringify(value), cursor, 'utf8');
-          else {
-            into[plainEnd] = quote;
-            cursor = plainEnd + 1;
-          }
+          cursor = put(field.lead, into, cursor);
+          cursor = writeValue(value, into, cursor);
         }
         into[cursor++] = closingBrace;
       }

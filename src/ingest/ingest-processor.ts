@@ -10,7 +10,7 @@ import { joinUtf8 } from '../core/utf8-bytes.ts';
 import { isBlankIngestLine, type IngestEvent, type IngestLineParser } from '../domain/datasets/ingest-event.ts';
 import type { FilterPredicate } from '../domain/filters/compile-filter.ts';
 import type { ChunkInput } from '../queue/queue.ts';
-import { captureCustomFields, type CapturedFields, type CapturePlan } from './capture.ts';
+import { captureCustomFields, defaultCaptureCapBytes, type CapturedFields, type CapturedValues, type CapturePlan } from './capture.ts';
 import type { CapturedMembersWriter } from './captured-members.ts';
 import { encodeChunk, eventStatus, type SectionInput } from './chunk-format.ts';
 import { LiveCollector, type LiveTap, type LiveTapOutput } from './live-tap.ts';
@@ -39,7 +39,7 @@ export interface IngestPlan {
   readonly retain: boolean;
   /** What a Log Explorer dataset keeps (its filter, its fields) when it alone decides; absent: every event whole. */
   readonly retainRule?: RetainRule;
-  /** How the retained copy writes what capture added (compiled from `capture`); absent: as JSON.stringify does. */
+  /** How the retained copy writes what capture added (compiled from `capture`, when it can be); absent: as JSON.stringify does. */
   readonly capturedMembers?: CapturedMembersWriter;
 }
 
@@ -81,11 +81,14 @@ class ChunkBuilder {
     this.records = jobs.map(() => []);
   }
 
-  /** Adds an event: its record after capture, what capture added, and where its line is in the body (for retention). */
-  add(event: IngestEvent, captured: CapturedFields | undefined, start: number, end: number): void {
+  /**
+   * Adds an event: its record after capture, what capture added (as maps, and by the plan's slots), and
+   * where its line is in the body (for retention).
+   */
+  add(event: IngestEvent, captured: CapturedFields | undefined, values: CapturedValues, start: number, end: number): void {
     const record = event.record;
     const index = this.events;
-    this.retained?.add(record, captured, start, end, event.timestampsAsSent === true);
+    this.retained?.add(record, captured, start, end, event.timestampsAsSent === true, values);
     for (let j = 0; j < this.jobs.length; j++) {
       const job = this.jobs[j] as PreparedJob;
       const statuses = this.statuses[j] as Uint8Array;
@@ -144,6 +147,8 @@ export interface PreparedEvents {
  */
 export class EventPreparation {
   private readonly capture: CapturePlan;
+  /** What capture kept of the event being added, by slot: one array for every event. */
+  private readonly capturedValues: CapturedValues;
   private readonly builder: ChunkBuilder | undefined;
   private readonly live: LiveCollector | undefined;
   /** Nothing to prepare: no enabled job, retention off, nobody watching. */
@@ -152,6 +157,7 @@ export class EventPreparation {
   /** `receivedMs` is when the events were received: the receive time their retained copy carries. */
   constructor(plan: IngestPlan, body?: RequestBody, receivedMs: number = Date.now()) {
     this.capture = plan.capture;
+    this.capturedValues = new Array<string | undefined>(plan.capture.slotCount).fill(undefined);
     this.builder = plan.jobs.length > 0 || plan.retain ? new ChunkBuilder(plan.jobs, plan.gzipLevel, plan.retain ? receivedMs : undefined, body, plan.retainRule, plan.capturedMembers) : undefined;
     this.live = plan.live.length > 0 ? new LiveCollector(plan.live) : undefined;
     this.idle = this.builder === undefined && this.live === undefined;
@@ -163,9 +169,9 @@ export class EventPreparation {
    */
   add(event: IngestEvent, start = 0, end = 0): void {
     const record = event.record;
-    const captured = this.capture.isEmpty ? undefined : captureCustomFields(this.capture, event.rawRequestHeaders, event.rawResponseHeaders);
+    const captured = this.capture.isEmpty ? undefined : captureCustomFields(this.capture, event.rawRequestHeaders, event.rawResponseHeaders, defaultCaptureCapBytes, this.capturedValues);
     if (captured !== undefined) Object.assign(record, captured);
-    this.builder?.add(event, captured, start, end);
+    this.builder?.add(event, captured, this.capturedValues, start, end);
     this.live?.add(record);
   }
 

@@ -22,8 +22,8 @@
  * request to the next (section-buffers.ts). Pure but for that memory.
  */
 import type { EventRecord } from '../domain/datasets/event-record.ts';
-import type { CapturedFields } from './capture.ts';
-import { stringifiedMembersWriter, type CapturedMembersWriter } from './captured-members.ts';
+import type { CapturedFields, CapturedValues } from './capture.ts';
+import { stringifiedMembers, type CapturedMembersWriter } from './captured-members.ts';
 import { keptFieldsOf, type RetainRule } from './retain-rule.ts';
 import { eventStatus, retainedSectionId, type SectionInput } from './chunk-format.ts';
 import { borrowSectionBuffer, returnSectionBuffer } from './section-buffers.ts';
@@ -54,7 +54,7 @@ export class RetainedSection {
   private readonly receivedMs: number;
   /** What a Log Explorer dataset keeps, when it alone decides (retain-rule.ts); undefined: every event whole. */
   private readonly rule: RetainRule | undefined;
-  private readonly members: CapturedMembersWriter;
+  private readonly members: CapturedMembersWriter | undefined;
   /** The lines so far, each ending in a newline, in memory borrowed until `finish`; undefined before the first. */
   private buffer: Buffer | undefined;
   private written = 0;
@@ -65,9 +65,10 @@ export class RetainedSection {
 
   /**
    * The events of `body` (when they come as lines), all received at `receivedMs`, kept as `rule` says;
-   * `members` writes what capture added (the zone's plan compiled, captured-members.ts; any maps by default).
+   * `members` writes what capture added from its values by slot (the zone's plan compiled,
+   * captured-members.ts); without it, or without the values, the maps are written by `JSON.stringify`.
    */
-  constructor(receivedMs: number, body?: RequestBody, rule?: RetainRule, members: CapturedMembersWriter = stringifiedMembersWriter) {
+  constructor(receivedMs: number, body?: RequestBody, rule?: RetainRule, members?: CapturedMembersWriter) {
     this.body = body;
     this.rule = rule;
     this.members = members;
@@ -82,9 +83,10 @@ export class RetainedSection {
 
   /**
    * Adds an event: its line at [start, end) of the body when `asSent` says the line is canonical and the
-   * body is ASCII, else its record; `captured` is what capture added to the record (undefined: nothing).
+   * body is ASCII, else its record; `captured` is what capture added to the record (undefined: nothing),
+   * and `values` the same by the plan's slots, valid for this call.
    */
-  add(record: EventRecord, captured: CapturedFields | undefined, start: number, end: number, asSent: boolean): void {
+  add(record: EventRecord, captured: CapturedFields | undefined, start: number, end: number, asSent: boolean, values?: CapturedValues): void {
     const rule = this.rule;
     if (rule !== undefined) {
       if (!rule.predicate(record)) return this.refuse();
@@ -101,7 +103,7 @@ export class RetainedSection {
         let innerEnd = end - 1;
         while (inner < innerEnd && isSpace(bytes[inner])) inner++;
         while (innerEnd > inner && isSpace(bytes[innerEnd - 1])) innerEnd--;
-        this.addLine(inner, innerEnd, captured);
+        this.addLine(inner, innerEnd, captured, values);
         return;
       }
     }
@@ -114,10 +116,13 @@ export class RetainedSection {
   }
 
   /** Writes a line of the body: the prefix, the line's members at [start, end) of the body, then what capture added. */
-  private addLine(start: number, end: number, captured: CapturedFields | undefined): void {
+  private addLine(start: number, end: number, captured: CapturedFields | undefined, values: CapturedValues | undefined): void {
     const lineBytes = end - start;
+    const writer = captured === undefined || values === undefined ? undefined : this.members;
+    const json = captured === undefined || writer !== undefined ? undefined : stringifiedMembers(captured);
+    const membersBound = writer !== undefined && values !== undefined ? writer.bound(values) : json === undefined ? 0 : 3 * json.length;
     // At most: the prefix, a comma and the line, a comma and the captured members, the brace and the newline.
-    const buffer = this.room(this.prefix.length + 1 + lineBytes + 1 + (captured === undefined ? 0 : this.members.bound(captured)) + 2);
+    const buffer = this.room(this.prefix.length + 1 + lineBytes + 1 + membersBound + 2);
     let cursor = this.written;
     buffer.set(this.prefix, cursor);
     cursor += this.prefix.length;
@@ -128,7 +133,7 @@ export class RetainedSection {
     }
     if (captured !== undefined) {
       const membersAt = cursor + 1;
-      const membersEnd = this.members.write(captured, buffer, membersAt);
+      const membersEnd = writer !== undefined && values !== undefined ? writer.write(values, buffer, membersAt) : membersAt + buffer.write(json ?? '', membersAt, 'utf8');
       if (membersEnd > membersAt) {
         buffer[cursor] = comma;
         cursor = membersEnd;
