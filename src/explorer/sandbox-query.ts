@@ -39,6 +39,11 @@ export function answerKeys(names: readonly string[]): readonly string[] {
   });
 }
 
+/** Whether DuckDB refused the query while binding it (a name it could not resolve), before running anything. */
+function bindingError(error: unknown): boolean {
+  return !(error instanceof AppError) && /^(Binder|Catalog) Error/.test(error instanceof Error ? error.message : String(error));
+}
+
 /** Whether DuckDB's error says the query needed more memory than its limit. */
 function outOfMemory(error: unknown): boolean {
   return /^Out of Memory Error/.test(error instanceof Error ? error.message : String(error));
@@ -101,9 +106,10 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
       try {
         result = await runSelect(duck, connection, sql);
       } catch (error) {
-        if (columns === 'all' || interrupted || error instanceof AppError || breaksInstance(error)) throw error;
-        // What a query cannot do on the narrower view it is told as the whole view would tell it (a
-        // misspelt column's candidates are every field), and should a name have been missed, it is answered.
+        if (columns === 'all' || interrupted || !bindingError(error)) throw error;
+        // A narrower view can only change what binds: a query that does not bind on it is told what the whole
+        // view would tell it (a misspelt column's candidates are every field), and should a name have been
+        // missed, it is answered. A query that failed while running would fail the same way again.
         await lease.view(query.viewSql('all'));
         result = await runSelect(duck, connection, sql);
       }
