@@ -101,16 +101,7 @@ export class SandboxPool {
       throw error;
     }
     const at = warm.idle.findIndex((c) => c.viewSql === viewSql);
-    let lent = at >= 0 ? warm.idle.splice(at, 1)[0] : warm.idle.pop();
-    if (lent === undefined) {
-      try {
-        lent = { viewSql: undefined, connection: await instance.connect() };
-      } catch (error) {
-        this.giveBack(directory, warm, undefined, breaksInstance(error) ? 'broken' : 'failed');
-        throw error;
-      }
-    }
-    const held = lent;
+    const held = (at >= 0 ? warm.idle.splice(at, 1)[0] : warm.idle.pop()) ?? (await this.connect(directory, warm, instance));
     let released = false;
     return {
       connection: held.connection,
@@ -126,6 +117,16 @@ export class SandboxPool {
         this.giveBack(directory, warm, held, outcome);
       },
     };
+  }
+
+  /** A new connection of the zone's instance, without a view yet. */
+  private async connect(directory: string, warm: Warm, instance: DuckDBInstance): Promise<Lent> {
+    try {
+      return { viewSql: undefined, connection: await instance.connect() };
+    } catch (error) {
+      this.giveBack(directory, warm, undefined, breaksInstance(error) ? 'broken' : 'failed');
+      throw error;
+    }
   }
 
   /** Closes every instance no query holds; the others close when their queries end. */

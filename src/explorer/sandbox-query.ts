@@ -93,7 +93,8 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
   const answer = (async (): Promise<SandboxAnswer> => {
     const jsonOf = jsonConverter(duck);
     const known = knownSelect(sql);
-    const lease = await pool.acquire(duck, query.directory, known === undefined ? undefined : query.viewSql(known));
+    const knownView = known === undefined ? undefined : query.viewSql(known);
+    const lease = await pool.acquire(duck, query.directory, knownView);
     let outcome: QueryOutcome = 'failed';
     try {
       const connection = lease.connection;
@@ -101,7 +102,8 @@ export function startSandboxQuery(duck: DuckDBModule, pool: SandboxPool, query: 
       if (interrupted) throw new AppError('sqlTimeout');
       const columns = await checkSelect(connection, sql);
       if (interrupted) throw new AppError('sqlTimeout');
-      await lease.view(query.viewSql(columns));
+      // A known text's columns come back as they were remembered, so its view is the one already made.
+      await lease.view(columns === known && knownView !== undefined ? knownView : query.viewSql(columns));
       let result: DuckDBResult;
       try {
         result = await runSelect(duck, connection, sql);

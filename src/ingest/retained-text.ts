@@ -118,9 +118,10 @@ export class RetainedSection {
   /** Writes a line of the body: the prefix, the line's members at [start, end) of the body, then what capture added. */
   private addLine(start: number, end: number, captured: CapturedFields | undefined, values: CapturedValues | undefined): void {
     const lineBytes = end - start;
-    const writer = captured === undefined || values === undefined ? undefined : this.members;
-    const json = captured === undefined || writer !== undefined ? undefined : stringifiedMembers(captured);
-    const membersBound = writer !== undefined && values !== undefined ? writer.bound(values) : json === undefined ? 0 : 3 * json.length;
+    // The plan's writer when there is one and the values by slot came with the maps, else JSON.stringify of the maps.
+    const slotted = captured !== undefined && this.members !== undefined ? values : undefined;
+    const json = captured !== undefined && slotted === undefined ? stringifiedMembers(captured) : undefined;
+    const membersBound = slotted !== undefined ? (this.members as CapturedMembersWriter).bound(slotted) : json !== undefined ? 3 * json.length : 0;
     // At most: the prefix, a comma and the line, a comma and the captured members, the brace and the newline.
     const buffer = this.room(this.prefix.length + 1 + lineBytes + 1 + membersBound + 2);
     let cursor = this.written;
@@ -131,9 +132,9 @@ export class RetainedSection {
       buffer.set((this.body?.bytes ?? empty).subarray(start, end), cursor);
       cursor += lineBytes;
     }
-    if (captured !== undefined) {
+    if (slotted !== undefined || json !== undefined) {
       const membersAt = cursor + 1;
-      const membersEnd = writer !== undefined && values !== undefined ? writer.write(values, buffer, membersAt) : membersAt + buffer.write(json ?? '', membersAt, 'utf8');
+      const membersEnd = slotted !== undefined ? (this.members as CapturedMembersWriter).write(slotted, buffer, membersAt) : membersAt + buffer.write(json as string, membersAt, 'utf8');
       if (membersEnd > membersAt) {
         buffer[cursor] = comma;
         cursor = membersEnd;
