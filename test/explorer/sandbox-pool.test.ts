@@ -81,6 +81,18 @@ describe('warm Log Explorer sandboxes', () => {
     pool.close();
   });
 
+  it('gives every connection the instance-wide settings: UTC, and Parquet footers read once', async () => {
+    const pool = new SandboxPool(limits, { maxWarm: 4, idleMs: 60_000, now: () => 0 });
+    const a = dirOf('settings');
+    const lease = await viewed(pool, a, viewOf(a));
+    // Set on the connection that built the sandbox, these would hold for it alone (it is closed before any query).
+    assert.equal(await one(lease.connection, "SELECT current_setting('TimeZone')"), 'UTC');
+    assert.equal(await one(lease.connection, "SELECT current_setting('parquet_metadata_cache')"), true);
+    assert.equal(await one(lease.connection, "SELECT strftime(TIMESTAMPTZ '2026-01-01 00:30:00+00', '%Y-%m-%d %H')"), '2026-01-01 00');
+    lease.release('answered');
+    pool.close();
+  });
+
   it("lends an answered query's connection first to a query asking for its view, else to any query, which makes its own view on it", async () => {
     const pool = new SandboxPool(limits, { maxWarm: 4, idleMs: 60_000, now: () => 0 });
     const c = dirOf('c');
