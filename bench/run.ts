@@ -15,7 +15,7 @@ import { defaultWorkers } from '../src/config/config.ts';
 import { baselinePredicate, runBaseline } from './baseline.ts';
 import { getLoad } from './http-load.ts';
 import { startListeningProcess } from './listening-process.ts';
-import { postLoad, startNodeUnderTest, type NodeUnderTest } from './node-under-test.ts';
+import { endWithBody, loadBodyLength, postLoad, startNodeUnderTest, type LoadBody, type NodeUnderTest } from './node-under-test.ts';
 import { makeEventLines } from './records.ts';
 import { targetLive } from './target-9-live.ts';
 import { targetOtlp } from './target-8-otlp.ts';
@@ -79,10 +79,10 @@ const shared = Buffer.from(lines.slice(1, eventsPerRequest).join('\n') + '\n');
 let requestCounter = 0;
 
 /** A request body: one line made unique per request (so no two requests are the same content) + shared lines. */
-function uniqueBody(): Buffer {
+function uniqueBody(): LoadBody {
   const first = lines[(requestCounter * 7) % lines.length] ?? '';
   const unique = first.replace(/"RayID":"[^"]*"/, `"RayID":"u${requestCounter++}"`);
-  return Buffer.concat([Buffer.from(unique + '\n'), shared]);
+  return [Buffer.from(unique + '\n'), shared];
 }
 
 interface LoadResult {
@@ -93,7 +93,7 @@ interface LoadResult {
 }
 
 /** Loads a node for `durationS` seconds as fast as it accepts, with `inFlight` requests at a time. */
-async function load(node: NodeUnderTest, durationS: number, bodies: () => Buffer | undefined = uniqueBody, inFlight = concurrency): Promise<LoadResult> {
+async function load(node: NodeUnderTest, durationS: number, bodies: () => LoadBody | undefined = uniqueBody, inFlight = concurrency): Promise<LoadResult> {
   const start = performance.now();
   const until = start + durationS * 1000;
   let accepted = 0;
@@ -202,7 +202,7 @@ async function openLoop(
   node: NodeUnderTest,
   durationS: number,
   intervalMs: number,
-  body: (n: number) => Buffer,
+  body: (n: number) => LoadBody,
   onAnswer: (n: number, status: number, events: number, latencyMs: number, retryAfter: string | undefined, at: number) => void,
   maxInFlight = 64,
 ): Promise<{ sent: number; skipped: number }> {
@@ -227,7 +227,7 @@ async function openLoop(
     const started = performance.now();
     done.push(
       new Promise<void>((resolve) => {
-        const req = http.request(target, { method: 'POST', agent, headers: { ...node.auth, 'content-type': 'application/x-ndjson', 'content-length': payload.length } }, (res) => {
+        const req = http.request(target, { method: 'POST', agent, headers: { ...node.auth, 'content-type': 'application/x-ndjson', 'content-length': loadBodyLength(payload) } }, (res) => {
           const parts: Buffer[] = [];
           res.on('data', (d: Buffer) => parts.push(d));
           res.on('end', () => {
@@ -243,7 +243,7 @@ async function openLoop(
           onAnswer(n, 0, 0, performance.now() - started, undefined, Date.now());
           resolve();
         });
-        req.end(payload);
+        endWithBody(req, payload);
       }),
     );
   }

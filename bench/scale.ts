@@ -19,7 +19,7 @@ const postgres = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 const lines = makeEventLines(20_000);
 const shared = Buffer.from(lines.slice(1, 2000).join('\n') + '\n');
 let counter = 0;
-const body = () => Buffer.concat([Buffer.from((lines[counter % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"s${counter++}"`) + '\n'), shared]);
+const body = (): Buffer[] => [Buffer.from((lines[counter % lines.length] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"s${counter++}"`) + '\n'), shared];
 
 async function run(nodeCount: number): Promise<number> {
   const suffix = randomBytes(4).toString('hex');

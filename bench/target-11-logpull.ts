@@ -42,7 +42,7 @@ export async function targetLogpull(bench: BenchContext): Promise<void> {
     let accepted = 0;
     // Every request differs (one RayID per request), or the queue would store a repeated body once.
     const shared = Buffer.from(bench.lines.slice(1, perRequest).join('\n') + '\n');
-    const body = (n: number): Buffer => Buffer.concat([Buffer.from((bench.lines[0] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"logpull${n}"`) + '\n'), shared]);
+    const body = (n: number): Buffer[] => [Buffer.from((bench.lines[0] ?? '').replace(/"RayID":"[^"]*"/, `"RayID":"logpull${n}"`) + '\n'), shared];
     const ingestStart = performance.now();
     await postLoad(node, () => (sent < total ? body((sent += perRequest)) : undefined), 4, (status, events) => {
       if (status === 200) accepted += events;
