@@ -296,7 +296,7 @@ export function toConfig(raw: RawEnv, cwd: string = process.cwd()): AppConfig {
     deliveryTimeoutMs: duration(raw, 'LOGEXPORT_DELIVERY_TIMEOUT', 30_000, 100),
     workers: integer(raw, 'LOGEXPORT_WORKERS', defaultWorkers(), 0, 64),
     queueMaxPendingBytes: size(raw, 'LOGEXPORT_QUEUE_MAX_PENDING_BYTES', 1024 ** 3, 1024 * 1024),
-    ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 32 * 1024 ** 2, 1024 * 1024),
+    ingestMaxBufferedBytes: size(raw, 'LOGEXPORT_INGEST_MAX_BUFFERED', 16 * 1024 ** 2, 1024 * 1024),
     liveBufferRecords: integer(raw, 'LOGEXPORT_LIVE_BUFFER', 1000, 1, 1_000_000),
     liveIdleTimeoutMs: duration(raw, 'LOGEXPORT_LIVE_IDLE_TIMEOUT', 30_000, 100),
     liveMaxSessions: integer(raw, 'LOGEXPORT_LIVE_MAX_SESSIONS', 16, 1, 1000),
