@@ -202,7 +202,6 @@ export interface LoadEndpoint {
   eventsOf(answer: Buffer): number;
 }
 
-/** Posts bodies (NDJSON unless `endpoint` says otherwise) to a node with `concurrency` requests in flight, one keep-alive connection each. */
 /**
  * A request body: one buffer, or parts sent one after the other (a unique first line and the body shared by
  * every request: no request copies the shared part, which at 2.6 MB a request made the sending process's
@@ -212,17 +211,17 @@ export type LoadBody = Buffer | readonly Buffer[];
 
 /** The bytes of a body. */
 export function loadBodyLength(body: LoadBody): number {
-  return Buffer.isBuffer(body) ? body.length : (body as readonly Buffer[]).reduce((sum, part) => sum + part.length, 0);
+  return Buffer.isBuffer(body) ? body.length : body.reduce((sum, part) => sum + part.length, 0);
 }
 
 /** Writes a body's parts to the request and ends it. */
 export function endWithBody(request: http.ClientRequest, body: LoadBody): void {
   if (Buffer.isBuffer(body)) return void request.end(body);
-  const parts = body as readonly Buffer[];
-  for (const part of parts.slice(0, -1)) request.write(part);
-  request.end(parts.at(-1));
+  for (const part of body.slice(0, -1)) request.write(part);
+  request.end(body.at(-1));
 }
 
+/** Posts bodies (NDJSON unless `endpoint` says otherwise) to a node with `concurrency` requests in flight, one keep-alive connection each. */
 export async function postLoad(
   node: NodeUnderTest,
   nextBody: () => LoadBody | undefined,

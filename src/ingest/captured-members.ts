@@ -82,13 +82,16 @@ export function compileCapturedMembers(plan: CapturePlan): CapturedMembersWriter
   if (maps.some((map) => map.fields.some((field) => arrayIndex.test(field.name) && Number(field.name) < 2 ** 32 - 1))) return undefined;
   const compiled = maps
     .filter((map) => map.fields.length > 0)
-    .map((map) => ({
-      lead: Buffer.from(`${JSON.stringify(map.key)}:{`, 'utf8'),
+    .map((map) => {
       // A map's names have consecutive slots, in its order.
-      firstSlot: (map.fields[0] as { readonly slot: number }).slot,
-      endSlot: (map.fields[0] as { readonly slot: number }).slot + map.fields.length,
-      fields: map.fields.map((field) => ({ slot: field.slot, lead: Buffer.from(`${JSON.stringify(field.name)}:`, 'utf8') })),
-    }));
+      const firstSlot = map.fields[0]?.slot ?? 0;
+      return {
+        lead: Buffer.from(`${JSON.stringify(map.key)}:{`, 'utf8'),
+        firstSlot,
+        endSlot: firstSlot + map.fields.length,
+        fields: map.fields.map((field) => ({ slot: field.slot, lead: Buffer.from(`${JSON.stringify(field.name)}:`, 'utf8') })),
+      };
+    });
   // With every name captured (the usual case), the text between two values is the same every time: the
   // pieces before each value (slots count in the maps' order) and after the last, written whole.
   const slotCount = plan.slotCount;

@@ -119,9 +119,10 @@ export class RetainedSection {
   private addLine(start: number, end: number, captured: CapturedFields | undefined, values: CapturedValues | undefined): void {
     const lineBytes = end - start;
     // The plan's writer when there is one and the values by slot came with the maps, else JSON.stringify of the maps.
-    const slotted = captured !== undefined && this.members !== undefined ? values : undefined;
+    const writer = captured !== undefined && values !== undefined ? this.members : undefined;
+    const slotted = writer === undefined ? undefined : values;
     const json = captured !== undefined && slotted === undefined ? stringifiedMembers(captured) : undefined;
-    const membersBound = slotted !== undefined ? (this.members as CapturedMembersWriter).bound(slotted) : json !== undefined ? 3 * json.length : 0;
+    const membersBound = writer !== undefined && slotted !== undefined ? writer.bound(slotted) : json !== undefined ? 3 * json.length : 0;
     // At most: the prefix, a comma and the line, a comma and the captured members, the brace and the newline.
     const buffer = this.room(this.prefix.length + 1 + lineBytes + 1 + membersBound + 2);
     let cursor = this.written;
@@ -134,7 +135,7 @@ export class RetainedSection {
     }
     if (slotted !== undefined || json !== undefined) {
       const membersAt = cursor + 1;
-      const membersEnd = slotted !== undefined ? (this.members as CapturedMembersWriter).write(slotted, buffer, membersAt) : membersAt + buffer.write(json as string, membersAt, 'utf8');
+      const membersEnd = writer !== undefined && slotted !== undefined ? writer.write(slotted, buffer, membersAt) : membersAt + buffer.write(json ?? '', membersAt, 'utf8');
       if (membersEnd > membersAt) {
         buffer[cursor] = comma;
         cursor = membersEnd;
