@@ -73,6 +73,15 @@ interface PendingAppend {
   readonly reject: (error: unknown) => void;
 }
 
+/**
+ * The payloads of the newest chunks stay in memory after their append, up to this many bytes, so consumers
+ * that read a chunk soon after it was appended (the usual case: a runner is woken by the append) take it from
+ * there instead of reading it back from the database: a chunk of a retaining zone is read by two consumers
+ * (the job's runner and the retention writer), each read of a few hundred kilobytes a walk over its overflow
+ * pages and a copy. Consumers only read payloads, so they may share one.
+ */
+const lentPayloadBytes = 8 * 1024 * 1024;
+
 /** Stops a retention step at this many chunks or bytes so one sweep never holds the event loop for long. */
 const sweepStepChunks = 500;
 const sweepStepBytes = 32 * 1024 * 1024;
@@ -108,6 +117,9 @@ export class EmbeddedQueue implements EventQueue {
   #wal: Promise<fs.promises.FileHandle> | undefined;
   #syncWaiters: { readonly resolve: () => void; readonly reject: (error: unknown) => void }[] = [];
   #syncing: Promise<void> | undefined;
+  /** Payloads of the newest chunks by seq, oldest first, and their bytes (see `lentPayloadBytes`). */
+  readonly #lent = new Map<number, Buffer>();
+  #lentBytes = 0;
 
   /** Use `openEmbeddedQueue`; this takes an already opened database. */
   constructor(db: EmbeddedQueueDb, options: EmbeddedQueueOptions) {
@@ -233,6 +245,8 @@ export class EmbeddedQueue implements EventQueue {
     this.#flush();
     this.#closed = true;
     clearInterval(this.#sweepTimer);
+    this.#lent.clear();
+    this.#lentBytes = 0;
     for (const stream of this.#streams.values()) wakeAll(stream.waiters);
     await this.#sweeping?.catch(() => undefined);
     await this.#syncing;
@@ -266,11 +280,12 @@ export class EmbeddedQueue implements EventQueue {
       return;
     }
     const now = this.#clock.now();
-    let written: { ends: Map<StreamState, number>; lastSeq: number; stored: number[] };
+    let written: { ends: Map<StreamState, number>; lastSeq: number; stored: number[]; inserted: [number, Buffer][] };
     try {
       written = this.#db.transaction(() => {
         const ends = new Map<StreamState, number>();
         const stored: number[] = [];
+        const inserted: [number, Buffer][] = [];
         let lastSeq = this.#lastSeq;
         for (const append of group) {
           if (append.checkpoint !== undefined) this.#db.putSourceCheckpoint(append.checkpoint.source, append.checkpoint.state);
@@ -287,6 +302,7 @@ export class EmbeddedQueue implements EventQueue {
               const payload = asBuffer(chunk.payload);
               end += payload.byteLength;
               lastSeq = this.#db.insertChunk(streamId, now, chunk.count, payload, end);
+              inserted.push([lastSeq, payload]);
               events += chunk.count;
             }
             ends.set(part.stream, end);
@@ -294,7 +310,7 @@ export class EmbeddedQueue implements EventQueue {
           stored.push(events);
         }
         for (const [stream, end] of ends) this.#db.setStreamEnd(stream.id, end);
-        return { ends, lastSeq, stored };
+        return { ends, lastSeq, stored, inserted };
       });
     } catch (error) {
       for (const append of group) append.reject(error);
@@ -302,6 +318,7 @@ export class EmbeddedQueue implements EventQueue {
     }
     // Memory follows the database only once the transaction has committed.
     this.#lastSeq = written.lastSeq;
+    for (const [seq, payload] of written.inserted) this.#lend(seq, payload);
     for (const [stream, end] of written.ends) {
       stream.endBytes = end;
       this.#refreshPending(stream);
@@ -341,6 +358,22 @@ export class EmbeddedQueue implements EventQueue {
       this.#syncing = undefined;
     })();
     return done;
+  }
+
+  /**
+   * Keeps a just-appended payload for consumers to read from memory, letting the oldest go past the limit. A
+   * payload is counted by the memory it keeps alive: the whole of the buffer it is a view of.
+   */
+  #lend(seq: number, payload: Buffer): void {
+    const held = payload.buffer.byteLength;
+    if (held > lentPayloadBytes) return;
+    this.#lent.set(seq, payload);
+    this.#lentBytes += held;
+    for (const [oldest, kept] of this.#lent) {
+      if (this.#lentBytes <= lentPayloadBytes) break;
+      this.#lent.delete(oldest);
+      this.#lentBytes -= kept.buffer.byteLength;
+    }
   }
 
   /** Re-derives a stream's pending bytes (from its slowest consumer) and the running total. */
@@ -393,11 +426,14 @@ export class EmbeddedQueue implements EventQueue {
   #read(stream: StreamState, from: QueuePosition, maxChunks: number, maxBytes: number): QueueChunk[] {
     const chunks: QueueChunk[] = [];
     let bytes = 0;
-    for (const row of this.#db.chunksFrom(stream.id, from.seq, maxChunks)) {
+    for (const row of this.#db.boundsFrom(stream.id, from.seq, maxChunks)) {
       // Always one chunk, even a big one; after that, stop before going over the limit.
       if (chunks.length > 0 && bytes + row.size > maxBytes) break;
+      const payload = this.#lent.get(row.seq) ?? this.#db.payload(stream.id, row.seq);
+      // Both reads run on this thread with nothing in between, so the chunk is still there; stop if it is not.
+      if (payload === undefined) break;
       bytes += row.size;
-      chunks.push(toChunk(row, row.seq === from.seq ? from.record : 0));
+      chunks.push(toChunk({ ...row, payload }, row.seq === from.seq ? from.record : 0));
     }
     return chunks;
   }

@@ -69,7 +69,8 @@ export class EmbeddedQueueDb {
   readonly #setStreamEnd: Statement;
   readonly #findKey: Statement;
   readonly #rememberKey: Statement;
-  readonly #chunksFrom: Statement;
+  readonly #boundsFrom: Statement;
+  readonly #payload: Statement;
   readonly #chunk: Statement;
   readonly #bounds: Statement;
   readonly #upsertConsumer: Statement;
@@ -90,9 +91,8 @@ export class EmbeddedQueueDb {
     this.#setStreamEnd = db.prepare('UPDATE streams SET end_bytes = ? WHERE id = ?');
     this.#findKey = db.prepare('SELECT seen_at FROM dedupe_keys WHERE stream_id = ? AND key = ?').pluck();
     this.#rememberKey = db.prepare('INSERT OR REPLACE INTO dedupe_keys (stream_id, key, seen_at) VALUES (?, ?, ?)');
-    this.#chunksFrom = db
-      .prepare('SELECT seq, appended_at, record_count, size, bytes_end, payload FROM chunks WHERE stream_id = ? AND seq >= ? ORDER BY seq LIMIT ?')
-      .raw();
+    this.#boundsFrom = db.prepare('SELECT seq, appended_at, record_count, size, bytes_end FROM chunks WHERE stream_id = ? AND seq >= ? ORDER BY seq LIMIT ?').raw();
+    this.#payload = db.prepare('SELECT payload FROM chunks WHERE stream_id = ? AND seq = ?').pluck();
     this.#chunk = db.prepare('SELECT seq, appended_at, record_count, size, bytes_end, payload FROM chunks WHERE stream_id = ? AND seq = ?').raw();
     this.#bounds = db
       .prepare('SELECT seq, appended_at, record_count, size, bytes_end FROM chunks WHERE stream_id = ? AND seq >= ? AND seq <= ? ORDER BY seq')
@@ -236,9 +236,17 @@ export class EmbeddedQueueDb {
     return readSourceCheckpoints(this.#db);
   }
 
-  /** Chunks of the stream from `seq` on, in order, read one at a time so the caller can stop early. */
-  *chunksFrom(streamId: number, seq: number, limit: number): Generator<ChunkRow> {
-    for (const row of this.#chunksFrom.iterate(streamId, seq, limit)) yield chunkRow(row);
+  /** The stream's chunks from `seq` on, in order, without payloads. */
+  boundsFrom(streamId: number, seq: number, limit: number): ChunkBound[] {
+    return this.#boundsFrom.all(streamId, seq, limit).map(chunkBound);
+  }
+
+  /** The payload of a chunk of the stream, if it is still stored. */
+  payload(streamId: number, seq: number): Buffer | undefined {
+    const value: unknown = this.#payload.get(streamId, seq);
+    if (value === undefined) return undefined;
+    if (!Buffer.isBuffer(value)) throw new Error('the queue database returned a chunk payload that is not a blob');
+    return value;
   }
 
   chunk(streamId: number, seq: number): ChunkRow | undefined {

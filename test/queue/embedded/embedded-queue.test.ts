@@ -254,6 +254,33 @@ describe('the embedded queue', () => {
     });
   });
 
+  describe('reading what was just appended', () => {
+    it('hands out the newest payloads from memory and the older ones from the database, every one exact, to each consumer', async () => {
+      await queue.resetConsumer(stream, 'job');
+      await queue.resetConsumer(stream, 'retention');
+      // 12 MiB in chunks of 1 MiB: more than the newest payloads kept in memory (8 MiB).
+      const appended: Uint8Array[] = [];
+      for (let i = 0; i < 12; i++) {
+        const chunk = chunkOf(`c${i}`, 2, 512 * 1024);
+        appended.push(chunk.payload);
+        await queue.append(stream, [chunk]);
+      }
+      for (const name of ['job', 'retention']) {
+        const chunks = await drain(await queue.openConsumer(stream, name));
+        assert.equal(chunks.length, 12);
+        chunks.forEach((chunk, i) => assert.ok(Buffer.from(appended[i] as Uint8Array).equals(chunk.payload), `chunk ${i} read by ${name} is not what was appended`));
+        // The oldest came back from the database (a copy); the newest is the appended memory itself.
+        assert.notEqual(chunks[0]?.payload.buffer, (appended[0] as Uint8Array).buffer);
+        assert.equal(chunks[11]?.payload.buffer, (appended[11] as Uint8Array).buffer);
+      }
+      // After a restart every payload comes from the database.
+      await reopen();
+      const again = await drain(await queue.openConsumer(stream, 'job'));
+      assert.equal(again.length, 12);
+      assert.ok(Buffer.from(appended[11] as Uint8Array).equals((again[11] as QueueChunk).payload));
+    });
+  });
+
   describe('closing', () => {
     it('writes appends still waiting for their transaction before it closes', async () => {
       await queue.resetConsumer(stream, 'job');
