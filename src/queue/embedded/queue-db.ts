@@ -21,10 +21,8 @@ const checkpointThread = new URL('./checkpoint-thread.mjs', import.meta.url);
 const checkpointerStartBytes = 1024 * 1024;
 /** …and then checkpoints this often. */
 const checkpointIntervalMs = 200;
-/** What one write transaction adds to the log at least (one page of a file made with 4 KiB pages), for the count above. */
+/** What one write transaction adds to the log at least (one page), for the count above. */
 const transactionLogBytes = 4096;
-/** The page size of a queue file this release makes (queue files made before keep theirs). */
-export const queuePageBytes = 16 * 1024;
 
 /** A stored stream. */
 export interface StreamRow {
@@ -127,10 +125,6 @@ export class EmbeddedQueueDb {
     try {
       const queueDb = new SqliteDatabase(file, { timeout: 1000 });
       db = queueDb;
-      // A new file gets 16 KiB pages (SQLite's default is 4 KiB): a chunk of a few hundred kilobytes spans a
-      // quarter as many overflow pages to write, log, checkpoint and read again, which cost the queue ~25 % less
-      // CPU per appended byte; small appends cost the same. A file that exists keeps the size it was made with.
-      db.pragma(`page_size = ${queuePageBytes}`);
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`the queue database ${file} could not be switched to WAL mode (got ${String(mode)})`);
       // NORMAL: commits write the WAL without syncing it; checkpoints still sync. `full` durability is

@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { ManualClock } from '../../../src/core/clock.ts';
 import { openEmbeddedQueue, type EmbeddedQueue, type EmbeddedQueueOptions } from '../../../src/queue/embedded/embedded-queue.ts';
-import { queuePageBytes } from '../../../src/queue/embedded/queue-db.ts';
 import type { EventQueue, InflightBatch, QueueChunk, StreamKey } from '../../../src/queue/queue.ts';
 import { durabilityStream, numberedChunks } from '../fixtures/numbered-appends.ts';
 import { batchOf, chunkOf, describeQueueContract, drain, openRecords } from '../queue-contract.ts';
@@ -300,32 +299,6 @@ describe('the embedded queue', () => {
       db.close();
       await assert.rejects(open(), /schema version 99/);
       queue = await open({ path: path.join(dir, 'other.db') });
-    });
-
-    it('is made with 16 KiB pages, and a file made with 4 KiB pages keeps them and its chunks', async () => {
-      await queue.close();
-      const pageSize = (at: string): unknown => {
-        const db = new SqliteDatabase(at, { readonly: true });
-        try {
-          return db.pragma('page_size', { simple: true });
-        } finally {
-          db.close();
-        }
-      };
-      assert.equal(pageSize(file), queuePageBytes);
-      // A queue file of an earlier release: SQLite's default 4 KiB pages, in WAL mode, holding a chunk.
-      const older = path.join(dir, 'older.db');
-      const db = new SqliteDatabase(older);
-      db.pragma('page_size = 4096');
-      db.pragma('journal_mode = WAL');
-      db.close();
-      queue = await open({ path: older });
-      await queue.resetConsumer(stream, 'job');
-      await queue.append(stream, [chunkOf('kept', 3, 64 * 1024)]);
-      await queue.close();
-      queue = await open({ path: older });
-      assert.equal(pageSize(older), 4096);
-      assert.equal((await drain(await queue.openConsumer(stream, 'job'))).flatMap(openRecords).length, 3);
     });
 
     it('is refused to a second queue of the same process while the first is open', async () => {
