@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { EmbeddedConsumer, type ConsumerLink, type QueuePosition } from './embedded-consumer.ts';
-import { EmbeddedQueueDb, type ChunkBound, type ChunkRow, type QueueSynchronous } from './queue-db.ts';
+import { EmbeddedQueueDb, type ChunkBound, type QueueSynchronous } from './queue-db.ts';
 import { decodeInflight, encodeInflight } from './inflight-json.ts';
 import {
   assertChunks,
@@ -413,7 +413,7 @@ export class EmbeddedQueue implements EventQueue {
         return seqs.map((seq) => {
           const row = this.#db.chunk(stream.id, seq);
           if (row === undefined) throw new Error(`chunk ${seq} of ${describe(stream.key)} is no longer in the queue`);
-          return toChunk(row, 0);
+          return toChunk(row, row.payload, 0);
         });
       },
       commit: (batch) => {
@@ -433,7 +433,7 @@ export class EmbeddedQueue implements EventQueue {
       // Both reads run on this thread with nothing in between, so the chunk is still there; stop if it is not.
       if (payload === undefined) break;
       bytes += row.size;
-      chunks.push(toChunk({ ...row, payload }, row.seq === from.seq ? from.record : 0));
+      chunks.push(toChunk(row, payload, row.seq === from.seq ? from.record : 0));
     }
     return chunks;
   }
@@ -528,8 +528,8 @@ function wakeAll(waiters: Set<() => void>): void {
   for (const wake of [...waiters]) wake();
 }
 
-function toChunk(row: ChunkRow, firstRecord: number): QueueChunk {
-  return { seq: row.seq, appendedAtMs: row.appendedAtMs, count: row.count, firstRecord, payload: row.payload };
+function toChunk(row: ChunkBound, payload: Buffer, firstRecord: number): QueueChunk {
+  return { seq: row.seq, appendedAtMs: row.appendedAtMs, count: row.count, firstRecord, payload };
 }
 
 /** better-sqlite3 binds Buffers as blobs; a plain Uint8Array is viewed as one without copying. */

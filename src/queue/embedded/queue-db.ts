@@ -238,9 +238,7 @@ export class EmbeddedQueueDb {
   /** The payload of a chunk of the stream, if it is still stored. */
   payload(streamId: number, seq: number): Buffer | undefined {
     const value: unknown = this.#payload.get(streamId, seq);
-    if (value === undefined) return undefined;
-    if (!Buffer.isBuffer(value)) throw new Error('the queue database returned a chunk payload that is not a blob');
-    return value;
+    return value === undefined ? undefined : payloadBlob(value);
   }
 
   chunk(streamId: number, seq: number): ChunkRow | undefined {
@@ -378,8 +376,11 @@ function chunkBound(row: unknown): ChunkBound {
   return { seq: integer(r[0]), appendedAtMs: integer(r[1]), count: integer(r[2]), size: integer(r[3]), bytesEnd: integer(r[4]) };
 }
 
+function payloadBlob(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  throw new Error('the queue database returned a chunk payload that is not a blob');
+}
+
 function chunkRow(row: unknown): ChunkRow {
-  const payload = columns(row)[5];
-  if (!Buffer.isBuffer(payload)) throw new Error('the queue database returned a chunk payload that is not a blob');
-  return { ...chunkBound(row), payload };
+  return { ...chunkBound(row), payload: payloadBlob(columns(row)[5]) };
 }
